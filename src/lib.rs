@@ -1,0 +1,1 @@
+//! End-to-end tests and examples of the tool workspace live in tests/ and examples/.

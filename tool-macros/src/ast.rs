@@ -1,0 +1,246 @@
+//! A borrowed model of a `#[tool]` function that keeps the original syn
+//! nodes, so every later error can point at the token it is about.
+
+use darling::FromAttributes;
+use darling::util::Override;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use crate::attr::{DefaultExpr, ParamAttrs, ToolArgs};
+use crate::docs::{self, Docs};
+
+/// The function under `#[tool]`.
+pub struct ToolFn<'a> {
+    pub item: &'a syn::ItemFn,
+    pub args: ToolArgs,
+    pub docs: Docs,
+    pub params: Vec<Param<'a>>,
+    /// The runtime crate's path: `::tool_runtime` or `#[tool(crate = ...)]`.
+    pub rt: syn::Path,
+}
+
+/// One parameter of the function.
+pub struct Param<'a> {
+    pub arg: &'a syn::FnArg,
+    /// The parameter's name; `None` for a receiver or a pattern.
+    pub ident: Option<&'a syn::Ident>,
+    pub ty: &'a syn::Type,
+    pub role: Role<'a>,
+    pub attrs: ParamAttrs,
+    /// Whether the parameter carried a `#[param]` at all.
+    pub has_param_attr: bool,
+}
+
+/// Who supplies a parameter's value.
+pub enum Role<'a> {
+    /// The model, through the arguments: in the schema.
+    Model,
+    /// The runtime: the call's `ToolContext`.
+    Context,
+    /// The runtime: shared state of the inner type, held by the registry.
+    State(&'a syn::Type),
+}
+
+impl<'a> ToolFn<'a> {
+    /// Builds the model, collecting every attribute error into `errors`.
+    pub fn from_item(
+        item: &'a syn::ItemFn,
+        args: ToolArgs,
+        errors: &mut darling::error::Accumulator,
+    ) -> Self {
+        let params = item
+            .sig
+            .inputs
+            .iter()
+            .map(|arg| Param::from_arg(arg, errors))
+            .collect();
+        let rt = args
+            .krate
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
+        ToolFn {
+            item,
+            docs: docs::parse(&item.attrs),
+            args,
+            params,
+            rt,
+        }
+    }
+
+    /// The function's name.
+    pub fn fn_ident(&self) -> &syn::Ident {
+        &self.item.sig.ident
+    }
+
+    /// The wire name and the span to blame for it.
+    pub fn wire_name(&self) -> (String, Span) {
+        match &self.args.name {
+            Some(name) => (name.as_str().to_owned(), name.span()),
+            None => (unraw(self.fn_ident()), self.fn_ident().span()),
+        }
+    }
+
+    /// The tool description: `#[tool(description)]`, else the doc comment.
+    pub fn description(&self) -> Option<&str> {
+        self.args
+            .description
+            .as_deref()
+            .or(self.docs.description.as_deref())
+    }
+
+    /// The generated struct's name: `search_files` -> `SearchFiles`.
+    pub fn struct_ident(&self) -> syn::Ident {
+        syn::Ident::new(
+            &upper_camel(&unraw(self.fn_ident())),
+            self.fn_ident().span(),
+        )
+    }
+
+    /// The parameters the model sees.
+    pub fn model_params(&self) -> impl Iterator<Item = &Param<'a>> {
+        self.params.iter().filter(|p| matches!(p.role, Role::Model))
+    }
+
+    /// The description of a model parameter: `#[param(description)]`, else
+    /// the `# Arguments` list of the doc comment.
+    pub fn param_description(&self, param: &Param<'_>) -> Option<String> {
+        if let Some(d) = &param.attrs.description {
+            return Some(d.clone());
+        }
+        let ident = param.ident.map(unraw)?;
+        self.docs
+            .arguments
+            .get(&ident)
+            .or_else(|| self.docs.arguments.get(&param.wire_name()))
+            .cloned()
+    }
+}
+
+impl<'a> Param<'a> {
+    fn from_arg(arg: &'a syn::FnArg, errors: &mut darling::error::Accumulator) -> Self {
+        let (attrs, ident, ty) = match arg {
+            syn::FnArg::Receiver(receiver) => (&receiver.attrs, None, &*receiver.ty),
+            syn::FnArg::Typed(pat_type) => {
+                let ident = match &*pat_type.pat {
+                    syn::Pat::Ident(pat) if pat.subpat.is_none() => Some(&pat.ident),
+                    _ => None,
+                };
+                (&pat_type.attrs, ident, &*pat_type.ty)
+            }
+        };
+        let has_param_attr = attrs.iter().any(crate::attr::is_param_attr);
+        let param_attrs = errors
+            .handle(ParamAttrs::from_attributes(attrs))
+            .unwrap_or_default();
+        Param {
+            arg,
+            ident,
+            ty,
+            role: role_of(ty),
+            attrs: param_attrs,
+            has_param_attr,
+        }
+    }
+
+    /// The wire name: `#[param(rename)]`, else the Rust name.
+    pub fn wire_name(&self) -> String {
+        match (&self.attrs.rename, self.ident) {
+            (Some(rename), _) => rename.as_str().to_owned(),
+            (None, Some(ident)) => unraw(ident),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// The span to blame for the parameter as a whole.
+    pub fn span(&self) -> Span {
+        match (self.ident, self.arg) {
+            (Some(ident), _) => ident.span(),
+            (None, syn::FnArg::Typed(pat_type)) => pat_type.pat.span(),
+            (None, arg) => arg.span(),
+        }
+    }
+
+    /// The default, if any: `Some(None)` for `#[param(default)]`,
+    /// `Some(Some(expr))` for `#[param(default = EXPR)]`.
+    pub fn default(&self) -> Option<Option<&syn::Expr>> {
+        self.attrs.default.as_ref().map(|d| match &**d {
+            Override::Inherit => None,
+            Override::Explicit(DefaultExpr(expr)) => Some(expr),
+        })
+    }
+}
+
+/// `ToolContext` is the call's context, `State<T>` shared state; anything
+/// else comes from the model. Matched by the last path segment, so
+/// `tool_runtime::ToolContext` works as well as the bare name.
+fn role_of(ty: &syn::Type) -> Role<'_> {
+    let syn::Type::Path(path) = ty else {
+        return Role::Model;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return Role::Model;
+    };
+    if last.ident == "ToolContext" && last.arguments.is_none() {
+        return Role::Context;
+    }
+    if last.ident == "State"
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let [syn::GenericArgument::Type(inner)] = args.args.iter().collect::<Vec<_>>()[..]
+    {
+        return Role::State(inner);
+    }
+    Role::Model
+}
+
+/// The last segment's name when `ty` is a path type (`Option`, `Result`, ...).
+pub fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
+    match ty {
+        syn::Type::Path(path) if path.qself.is_none() => path.path.segments.last(),
+        syn::Type::Group(group) => last_segment(&group.elem),
+        syn::Type::Paren(paren) => last_segment(&paren.elem),
+        _ => None,
+    }
+}
+
+/// The identifier without a raw `r#` prefix.
+pub fn unraw(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+/// `search_files` -> `SearchFiles`.
+pub fn upper_camel(snake: &str) -> String {
+    snake
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_names_are_upper_camel_case() {
+        assert_eq!(upper_camel("search_files"), "SearchFiles");
+        assert_eq!(upper_camel("get_v2_data"), "GetV2Data");
+        assert_eq!(upper_camel("_private_tool"), "PrivateTool");
+    }
+
+    #[test]
+    fn injected_parameters_are_recognised_by_type() {
+        let ctx: syn::Type = syn::parse_quote!(tool_runtime::ToolContext);
+        assert!(matches!(role_of(&ctx), Role::Context));
+        let state: syn::Type = syn::parse_quote!(State<Db>);
+        assert!(matches!(role_of(&state), Role::State(_)));
+        let plain: syn::Type = syn::parse_quote!(Vec<String>);
+        assert!(matches!(role_of(&plain), Role::Model));
+    }
+}

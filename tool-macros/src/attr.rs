@@ -1,0 +1,256 @@
+//! Parsing `#[tool(...)]` and `#[param(...)]` with darling.
+
+use darling::util::{Flag, Override, SpannedValue};
+use darling::{FromAttributes, FromMeta};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `#[tool(name = "...", description = "...", crate = path, strict, ...)]`.
+#[derive(Debug, Default, FromMeta)]
+pub struct ToolArgs {
+    /// The wire name, when it differs from the function's name.
+    pub name: Option<SpannedValue<String>>,
+    /// The description, instead of the doc comment.
+    pub description: Option<String>,
+    /// The path of the runtime crate, when it is renamed.
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
+    /// Bind this tool's arguments strictly, whatever the registry's mode.
+    pub strict: Flag,
+    /// Never run this tool beside another call.
+    pub sequential: Flag,
+    /// Tags for choosing subsets of tools: `tags = ["fs", "read"]`.
+    #[darling(default)]
+    pub tags: Vec<syn::LitStr>,
+    /// MCP annotation: a human-readable title.
+    pub title: Option<String>,
+    /// MCP annotation: the tool does not change its environment.
+    pub read_only: Option<bool>,
+    /// MCP annotation: the tool may destroy data.
+    pub destructive: Option<bool>,
+    /// MCP annotation: repeating a call has no further effect.
+    pub idempotent: Option<bool>,
+    /// MCP annotation: the tool reaches outside systems.
+    pub open_world: Option<bool>,
+}
+
+/// `#[param(...)]` on a tool's parameter or a derived struct's field.
+#[derive(Debug, Default, FromAttributes)]
+#[darling(attributes(param))]
+pub struct ParamAttrs {
+    /// What the model reads about the parameter.
+    pub description: Option<String>,
+    /// `default` (`Default::default()`) or `default = EXPR`.
+    pub default: Option<SpannedValue<Override<DefaultExpr>>>,
+    /// The wire name, when it differs from the Rust name.
+    pub rename: Option<SpannedValue<String>>,
+    /// Bounds, checked by the binder and shown in the schema.
+    #[darling(flatten)]
+    pub bounds: Bounds,
+}
+
+/// The constraint keys shared by parameters and struct fields.
+#[derive(Debug, Default, FromMeta)]
+pub struct Bounds {
+    pub min: Option<NumberLit>,
+    pub max: Option<NumberLit>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<SpannedValue<String>>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+}
+
+impl Bounds {
+    pub fn is_empty(&self) -> bool {
+        self.min.is_none()
+            && self.max.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.pattern.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+    }
+
+    /// The `Constraints` value these bounds build, or `None` when there are none.
+    pub fn to_tokens(&self, rt: &syn::Path) -> Option<TokenStream> {
+        if self.is_empty() {
+            return None;
+        }
+        let number = |n: &Option<NumberLit>| match n {
+            Some(n) => {
+                let n = n.to_tokens(rt);
+                quote!(::core::option::Option::Some(#n))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let count = |n: &Option<u64>| match n {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        let minimum = number(&self.min);
+        let maximum = number(&self.max);
+        let min_length = count(&self.min_length);
+        let max_length = count(&self.max_length);
+        let min_items = count(&self.min_items);
+        let max_items = count(&self.max_items);
+        let pattern = match &self.pattern {
+            Some(p) => {
+                let p = p.as_str();
+                quote!(::core::option::Option::Some(#rt::__private::pattern(#p)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        Some(quote! {
+            #rt::__private::Constraints {
+                minimum: #minimum,
+                maximum: #maximum,
+                min_length: #min_length,
+                max_length: #max_length,
+                pattern: #pattern,
+                min_items: #min_items,
+                max_items: #max_items,
+            }
+        })
+    }
+}
+
+/// The expression of `default = EXPR`, taken verbatim (darling's own
+/// `syn::Expr` would read `default = "text"` as the path `text`).
+#[derive(Debug, Clone)]
+pub struct DefaultExpr(pub syn::Expr);
+
+impl FromMeta for DefaultExpr {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(DefaultExpr(expr.clone()))
+    }
+}
+
+/// A numeric literal bound: `1`, `-5`, `0.25`, `10_000`.
+#[derive(Debug, Clone)]
+pub enum NumberLit {
+    Int(i128),
+    Float(f64),
+}
+
+impl NumberLit {
+    fn to_tokens(&self, rt: &syn::Path) -> TokenStream {
+        match self {
+            NumberLit::Int(n) => quote!(#rt::__private::int_bound(#n)),
+            NumberLit::Float(f) => quote!(#rt::__private::float_bound(#f)),
+        }
+    }
+
+    fn negate(self) -> Self {
+        match self {
+            NumberLit::Int(n) => NumberLit::Int(-n),
+            NumberLit::Float(f) => NumberLit::Float(-f),
+        }
+    }
+}
+
+impl FromMeta for NumberLit {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        let error = || {
+            darling::Error::custom("expected a number literal such as `1`, `-5` or `0.5`")
+                .with_span(expr)
+        };
+        match expr {
+            syn::Expr::Lit(lit) => match &lit.lit {
+                syn::Lit::Int(i) => i
+                    .base10_parse::<i128>()
+                    .map(NumberLit::Int)
+                    .map_err(|_| error()),
+                syn::Lit::Float(f) => f
+                    .base10_parse::<f64>()
+                    .map(NumberLit::Float)
+                    .map_err(|_| error()),
+                _ => Err(error()),
+            },
+            syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                expr: inner,
+                ..
+            }) => Self::from_expr(inner).map(NumberLit::negate),
+            syn::Expr::Group(group) => Self::from_expr(&group.expr),
+            _ => Err(error()),
+        }
+    }
+}
+
+/// Parses the arguments of `#[tool(...)]`.
+pub fn tool_args(args: TokenStream) -> darling::Result<ToolArgs> {
+    if args.is_empty() {
+        return Ok(ToolArgs::default());
+    }
+    let list = darling::ast::NestedMeta::parse_meta_list(args)?;
+    ToolArgs::from_list(&list)
+}
+
+/// Whether an attribute is `#[param(...)]`.
+pub fn is_param_attr(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("param")
+}
+
+/// Whether `name` is a valid tool name: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_tool_key() {
+        let args = tool_args(quote!(
+            name = "find",
+            description = "Find things.",
+            strict,
+            sequential,
+            tags = ["fs", "read"],
+            title = "Find",
+            read_only = true
+        ))
+        .unwrap();
+        assert_eq!(args.name.as_deref().map(String::as_str), Some("find"));
+        assert!(args.strict.is_present());
+        assert_eq!(
+            args.tags.iter().map(syn::LitStr::value).collect::<Vec<_>>(),
+            ["fs", "read"]
+        );
+        assert_eq!(args.read_only, Some(true));
+    }
+
+    #[test]
+    fn unknown_keys_are_errors() {
+        let err = tool_args(quote!(nmae = "x")).unwrap_err();
+        assert!(err.to_string().contains("Unknown field"), "{err}");
+    }
+
+    #[test]
+    fn number_literals_keep_their_sign_and_kind() {
+        let neg: syn::Expr = syn::parse_quote!(-5);
+        assert!(matches!(
+            NumberLit::from_expr(&neg).unwrap(),
+            NumberLit::Int(-5)
+        ));
+        let f: syn::Expr = syn::parse_quote!(0.25);
+        assert!(matches!(NumberLit::from_expr(&f).unwrap(), NumberLit::Float(x) if x == 0.25));
+        let bad: syn::Expr = syn::parse_quote!(SOME_CONST);
+        assert!(NumberLit::from_expr(&bad).is_err());
+    }
+
+    #[test]
+    fn string_defaults_stay_string_literals() {
+        let attr: syn::Attribute = syn::parse_quote!(#[param(default = "main")]);
+        let parsed = ParamAttrs::from_attributes(&[attr]).unwrap();
+        let Some(Override::Explicit(DefaultExpr(expr))) = parsed.default.as_deref() else {
+            panic!("no explicit default");
+        };
+        assert!(matches!(expr, syn::Expr::Lit(_)));
+    }
+}

@@ -1,0 +1,307 @@
+//! `#[derive(ToolParam)]`: the shape of a user's struct or unit-variant enum,
+//! with descriptions from doc comments and names as serde renames them.
+
+use darling::{Error, FromAttributes};
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::attr::ParamAttrs;
+use crate::case::RenameRule;
+use crate::docs;
+
+/// Expands the derive. Errors leave a stub impl, so uses of the type report
+/// only the real problem.
+pub fn tool_param(input: TokenStream) -> TokenStream {
+    let input: syn::DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    let rt = crate_path(&input.attrs);
+    let mut errors = Error::accumulator();
+    let container = serde_attrs(&input.attrs, &mut errors);
+    for (span, what) in [
+        (container.tag, "internally tagged"),
+        (container.untagged, "untagged"),
+    ] {
+        if let Some(span) = span {
+            errors.push(
+                Error::custom(format!("{what} enums are not supported as tool parameters"))
+                    .with_span(&span),
+            );
+        }
+    }
+    let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
+    let kind = match &input.data {
+        syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut errors),
+        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut errors),
+        syn::Data::Union(u) => {
+            errors.push(
+                Error::custom("a union cannot be a tool parameter").with_span(&u.union_token),
+            );
+            None
+        }
+    };
+    let ident = &input.ident;
+    let mut generics = input.generics.clone();
+    for param in generics.type_params_mut() {
+        param
+            .bounds
+            .push(syn::parse_quote!(#rt::__private::ToolParam));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let body = match (errors.finish(), kind) {
+        (Ok(()), Some(kind)) => {
+            let describe = description.map(|d| quote!(.describe(#d)));
+            quote! {
+                let __guard = #rt::__private::ShapeGuard::enter(::core::any::type_name::<Self>());
+                #kind #describe
+            }
+        }
+        (Err(e), _) => {
+            let errors = e.write_errors();
+            quote!(#errors ::core::unimplemented!())
+        }
+        (Ok(()), None) => quote!(::core::unimplemented!()),
+    };
+    quote! {
+        impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
+            fn shape() -> #rt::__private::Shape {
+                #body
+            }
+        }
+    }
+}
+
+/// `#[param(crate = "path")]` on the type, else `::tool_runtime`.
+fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("param")) {
+        let mut path = None;
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                path = lit.parse::<syn::Path>().ok();
+            }
+            Ok(())
+        });
+        if let Some(path) = path {
+            return path;
+        }
+    }
+    syn::parse_quote!(::tool_runtime)
+}
+
+fn struct_kind(
+    rt: &syn::Path,
+    data: &syn::DataStruct,
+    container: &SerdeAttrs,
+    errors: &mut darling::error::Accumulator,
+) -> Option<TokenStream> {
+    let fields = match &data.fields {
+        syn::Fields::Named(named) => &named.named,
+        syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+            // A newtype deserializes as its inner value.
+            let ty = &unnamed.unnamed[0].ty;
+            return Some(quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()));
+        }
+        other => {
+            errors.push(
+                Error::custom(
+                    "only structs with named fields (or one-field newtypes) can be tool parameters",
+                )
+                .with_span(other),
+            );
+            return None;
+        }
+    };
+    let rule = container.rename_all;
+    let mut out = Vec::new();
+    for field in fields {
+        let serde = serde_attrs(&field.attrs, errors);
+        if serde.skip {
+            continue;
+        }
+        if let Some(span) = serde.flatten {
+            errors.push(
+                Error::custom("#[serde(flatten)] is not supported in tool parameters")
+                    .with_span(&span),
+            );
+            continue;
+        }
+        let Some(ident) = &field.ident else { continue };
+        let attrs = errors
+            .handle(ParamAttrs::from_attributes(&field.attrs))
+            .unwrap_or_default();
+        if let Some(default) = &attrs.default {
+            errors.push(
+                Error::custom("a struct field's default is serde's: use #[serde(default)]")
+                    .with_span(&default.span()),
+            );
+        }
+        if let Some(rename) = &attrs.rename {
+            errors.push(
+                Error::custom(
+                    "a struct field's wire name is serde's: use #[serde(rename = \"...\")]",
+                )
+                .with_span(&rename.span()),
+            );
+        }
+        crate::valid::check_bounds(&attrs.bounds, &field.ty, errors);
+        let rust_name = crate::ast::unraw(ident);
+        let wire = serde
+            .rename
+            .clone()
+            .unwrap_or_else(|| rule.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)));
+        let description = attrs
+            .description
+            .clone()
+            .or_else(|| docs::join_paragraphs(&docs::doc_lines(&field.attrs)));
+        let Some(description) = description else {
+            errors.push(
+                Error::custom(format!(
+                    "the field `{rust_name}` has no description: the model reads one for every field; add a doc comment or #[param(description = \"...\")]"
+                ))
+                .with_span(ident),
+            );
+            continue;
+        };
+        let ty = &field.ty;
+        let has_default = serde.default || container.default;
+        let constrain = attrs.bounds.to_tokens(rt).map(|c| quote!(.constrain(#c)));
+        let rust_type = quote!(#ty).to_string().replace(' ', "");
+        out.push(quote_spanned! {ty.span()=>
+            #rt::__private::Field::new(
+                #wire,
+                <#ty as #rt::__private::ToolParam>::shape().describe(#description) #constrain,
+                #has_default,
+                #rust_type,
+            )
+        });
+    }
+    Some(quote! {
+        #rt::__private::Shape::new(#rt::__private::Kind::Object(#rt::__private::ObjectShape {
+            fields: ::std::vec![#(#out),*],
+        }))
+    })
+}
+
+fn enum_kind(
+    rt: &syn::Path,
+    data: &syn::DataEnum,
+    container: &SerdeAttrs,
+    errors: &mut darling::error::Accumulator,
+) -> Option<TokenStream> {
+    let mut values = Vec::new();
+    for variant in &data.variants {
+        if !matches!(variant.fields, syn::Fields::Unit) {
+            errors.push(
+                Error::custom("only unit variants can be tool parameters (the model sends the variant's name as a string)")
+                    .with_span(&variant.fields),
+            );
+            continue;
+        }
+        let serde = serde_attrs(&variant.attrs, errors);
+        if serde.skip {
+            continue;
+        }
+        let name = variant.ident.to_string();
+        let wire = serde.rename.clone().unwrap_or_else(|| {
+            container
+                .rename_all
+                .map_or(name.clone(), |r| r.apply_to_variant(&name))
+        });
+        values.push(wire);
+    }
+    if data.variants.is_empty() {
+        errors.push(
+            Error::custom("an enum without variants cannot be a tool parameter")
+                .with_span(&Span::call_site()),
+        );
+    }
+    Some(quote! {
+        #rt::__private::Shape::new(#rt::__private::Kind::Enum(::std::vec![
+            #(::std::string::String::from(#values)),*
+        ]))
+    })
+}
+
+/// The serde attributes the schema must agree with.
+#[derive(Default)]
+struct SerdeAttrs {
+    rename: Option<String>,
+    rename_all: Option<RenameRule>,
+    default: bool,
+    skip: bool,
+    flatten: Option<Span>,
+    tag: Option<Span>,
+    untagged: Option<Span>,
+}
+
+fn serde_attrs(attrs: &[syn::Attribute], errors: &mut darling::error::Accumulator) -> SerdeAttrs {
+    let mut out = SerdeAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            let path = &meta.path;
+            if path.is_ident("rename") {
+                out.rename = deserialize_name(&meta)?.or(out.rename.take());
+            } else if path.is_ident("rename_all") {
+                if let Some(rule) = deserialize_name(&meta)? {
+                    match RenameRule::from_str(&rule) {
+                        Some(rule) => out.rename_all = Some(rule),
+                        None => errors.push(
+                            Error::custom(format!("unknown rename rule `{rule}`")).with_span(path),
+                        ),
+                    }
+                }
+            } else if path.is_ident("default") {
+                out.default = true;
+                skip_value(&meta)?;
+            } else if path.is_ident("skip") || path.is_ident("skip_deserializing") {
+                out.skip = true;
+            } else if path.is_ident("flatten") {
+                out.flatten = Some(path.span());
+            } else if path.is_ident("tag") {
+                out.tag = Some(path.span());
+                skip_value(&meta)?;
+            } else if path.is_ident("untagged") {
+                out.untagged = Some(path.span());
+            } else {
+                skip_value(&meta)?;
+            }
+            Ok(())
+        });
+        // serde itself reports malformed serde attributes.
+        let _ = parsed;
+    }
+    out
+}
+
+/// The name of `rename = "x"` or `rename(deserialize = "x")`.
+fn deserialize_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+    if meta.input.peek(syn::Token![=]) {
+        let lit: syn::LitStr = meta.value()?.parse()?;
+        return Ok(Some(lit.value()));
+    }
+    let mut name = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("deserialize") {
+            let lit: syn::LitStr = inner.value()?.parse()?;
+            name = Some(lit.value());
+        } else {
+            skip_value(&inner)?;
+        }
+        Ok(())
+    })?;
+    Ok(name)
+}
+
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+        let _: TokenStream = _content.parse()?;
+    }
+    Ok(())
+}

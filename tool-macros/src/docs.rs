@@ -1,0 +1,174 @@
+//! Reading descriptions out of doc comments.
+//!
+//! The description is the doc text before the first `# ` heading. A rustdoc
+//! `# Arguments` section describes parameters, one list item each:
+//!
+//! ```text
+//! # Arguments
+//!
+//! * `pattern` - Glob pattern such as `**/*.rs`
+//! * `root` - Only search below this folder;
+//!   continued lines are joined.
+//! ```
+
+use std::collections::BTreeMap;
+
+/// What a doc comment says.
+#[derive(Debug, Default, PartialEq)]
+pub struct Docs {
+    /// The text before the first heading, paragraphs separated by a blank line.
+    pub description: Option<String>,
+    /// Descriptions from the `# Arguments` section, by name.
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// The doc comment's lines, one leading space stripped from each.
+pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+        {
+            for line in s.value().lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            }
+        }
+    }
+    lines
+}
+
+/// Parses the doc comment of `attrs`.
+pub fn parse(attrs: &[syn::Attribute]) -> Docs {
+    parse_lines(&doc_lines(attrs))
+}
+
+fn parse_lines(lines: &[String]) -> Docs {
+    let mut docs = Docs::default();
+    fn heading(line: &str) -> Option<&str> {
+        line.trim_start().strip_prefix("# ").map(str::trim)
+    }
+    let intro_end = lines
+        .iter()
+        .position(|l| heading(l).is_some())
+        .unwrap_or(lines.len());
+    docs.description = join_paragraphs(&lines[..intro_end]);
+
+    let mut in_arguments = false;
+    let mut current: Option<String> = None;
+    for line in &lines[intro_end..] {
+        if let Some(title) = heading(line) {
+            in_arguments =
+                title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters");
+            current = None;
+            continue;
+        }
+        if !in_arguments {
+            continue;
+        }
+        let trimmed = line.trim();
+        if let Some((name, text)) = list_item(trimmed) {
+            docs.arguments.insert(name.clone(), text);
+            current = Some(name);
+        } else if trimmed.is_empty() {
+            current = None;
+        } else if let Some(name) = &current
+            && let Some(text) = docs.arguments.get_mut(name)
+        {
+            text.push(' ');
+            text.push_str(trimmed);
+        }
+    }
+    docs
+}
+
+/// `* `name` - text`, `- name: text` and the like.
+fn list_item(line: &str) -> Option<(String, String)> {
+    let rest = line
+        .strip_prefix("* ")
+        .or_else(|| line.strip_prefix("- "))?
+        .trim_start();
+    let (name, after) = match rest.strip_prefix('`') {
+        Some(quoted) => {
+            let end = quoted.find('`')?;
+            (&quoted[..end], &quoted[end + 1..])
+        }
+        None => {
+            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+            (&rest[..end], &rest[end..])
+        }
+    };
+    let text = after
+        .trim_start()
+        .strip_prefix("- ")
+        .or_else(|| after.trim_start().strip_prefix(':'))
+        .or_else(|| after.trim_start().strip_prefix("--"))?
+        .trim();
+    (!name.is_empty() && !text.is_empty()).then(|| (name.to_owned(), text.to_owned()))
+}
+
+/// Joins lines into paragraphs: lines of a paragraph with a space, paragraphs
+/// with a blank line. `None` when there is no text.
+pub fn join_paragraphs(lines: &[String]) -> Option<String> {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in lines {
+        let line = line.trim();
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+        } else {
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    (!paragraphs.is_empty()).then(|| paragraphs.join("\n\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn description_is_the_text_before_the_first_heading() {
+        let docs = parse_lines(&lines(
+            "Search the workspace.\n\nUse it to find files\nby name.\n\n# Errors\n\nNever.",
+        ));
+        assert_eq!(
+            docs.description.as_deref(),
+            Some("Search the workspace.\n\nUse it to find files by name.")
+        );
+        assert!(docs.arguments.is_empty());
+    }
+
+    #[test]
+    fn arguments_section_describes_parameters() {
+        let docs = parse_lines(&lines(
+            "Find files.\n\n# Arguments\n\n* `pattern` - Glob pattern such as `**/*.rs`\n* `root` - Only search\n  below this folder\n- limit: At most this many\n\n# Examples\n* `x` - not an argument",
+        ));
+        assert_eq!(docs.arguments["pattern"], "Glob pattern such as `**/*.rs`");
+        assert_eq!(docs.arguments["root"], "Only search below this folder");
+        assert_eq!(docs.arguments["limit"], "At most this many");
+        assert!(!docs.arguments.contains_key("x"));
+    }
+
+    #[test]
+    fn empty_docs_have_no_description() {
+        assert_eq!(parse_lines(&[]), Docs::default());
+    }
+}

@@ -1,0 +1,332 @@
+//! Code generation for `#[tool]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{Role, ToolFn, last_segment};
+use crate::attr::tool_args;
+use crate::fallback;
+use crate::valid;
+
+/// Expands `#[tool(args)] item`. Never drops the user's function: on error
+/// it is emitted (without `#[param]`) with every error and a stub struct.
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let function: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let error =
+                syn::Error::new(e.span(), "#[tool] goes on a function (`async fn` or `fn`)")
+                    .to_compile_error();
+            return quote!(#item #error);
+        }
+    };
+    let mut errors = darling::Error::accumulator();
+    let args = errors.handle(tool_args(args)).unwrap_or_default();
+    let model = ToolFn::from_item(&function, args, &mut errors);
+    valid::check(&model, &mut errors);
+    match errors.finish() {
+        Ok(()) => generate(&model),
+        Err(e) => fallback::tool(&model, e.write_errors()),
+    }
+}
+
+/// The function as written, minus the `#[param]` attributes.
+pub fn stripped_fn(function: &syn::ItemFn) -> syn::ItemFn {
+    let mut function = function.clone();
+    for input in &mut function.sig.inputs {
+        let attrs = match input {
+            syn::FnArg::Typed(pat_type) => &mut pat_type.attrs,
+            syn::FnArg::Receiver(receiver) => &mut receiver.attrs,
+        };
+        attrs.retain(|a| !crate::attr::is_param_attr(a));
+    }
+    function
+}
+
+/// The generated unit struct.
+pub fn struct_item(model: &ToolFn<'_>) -> TokenStream {
+    let vis = &model.item.vis;
+    let ident = model.struct_ident();
+    let fn_name = model.fn_ident();
+    let doc = format!(
+        "The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #ident;
+    }
+}
+
+fn generate(model: &ToolFn<'_>) -> TokenStream {
+    let rt = &model.rt;
+    let function = stripped_fn(model.item);
+    let struct_item = struct_item(model);
+    let ident = model.struct_ident();
+    let definition = definition(model);
+    let invoke = invoke(model);
+    let assertions = model.model_params().map(|p| {
+        let ty = p.ty;
+        quote_spanned! {ty.span()=> __assert_tool_param::<#ty>(); }
+    });
+    quote! {
+        #function
+        #struct_item
+
+        const _: () = {
+            #[allow(unused_imports)]
+            use #rt::__private::{ViaAnything as _, ViaIntoToolOutput as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
+
+            fn __assert_tool_param<T: #rt::__private::ToolParam>() {}
+            #[allow(dead_code)]
+            fn __assert_tool_params() {
+                #(#assertions)*
+            }
+
+            impl #rt::__private::Tool for #ident {
+                fn definition(&self) -> &#rt::__private::ToolDefinition {
+                    static __DEFINITION: #rt::__private::LazyDefinition = #rt::__private::LazyDefinition::new();
+                    __DEFINITION.get_or_init(|| #definition)
+                }
+
+                #invoke
+            }
+        };
+    }
+}
+
+fn definition(model: &ToolFn<'_>) -> TokenStream {
+    let rt = &model.rt;
+    let (name, _) = model.wire_name();
+    let description = model.description().unwrap_or_default();
+    let fields = model.model_params().map(|param| {
+        let ty = param.ty;
+        let wire = param.wire_name();
+        let description = model.param_description(param).unwrap_or_default();
+        let constrain = param
+            .attrs
+            .bounds
+            .to_tokens(rt)
+            .map(|c| quote!(.constrain(#c)));
+        let has_default = param.default().is_some();
+        let default_json = match param.default() {
+            Some(expr) => {
+                let value = default_value(ty, expr);
+                quote!((&&#rt::__private::DefaultOf::<#ty>::new(&#value)).__default_json())
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let rust_type = quote!(#ty).to_string().replace(' ', "");
+        quote! {
+            #rt::__private::Field::new(
+                #wire,
+                <#ty as #rt::__private::ToolParam>::shape().describe(#description) #constrain,
+                #has_default,
+                #rust_type,
+            )
+            .with_default_value(#default_json)
+        }
+    });
+    let mut chain = Vec::new();
+    if model.args.strict.is_present() {
+        chain.push(quote!(.with_mode(#rt::BindMode::Strict)));
+    }
+    if model.args.sequential.is_present() {
+        chain.push(quote!(.sequential(true)));
+    }
+    let tags = &model.args.tags;
+    if !tags.is_empty() {
+        chain.push(quote!(.with_tags([#(#tags),*])));
+    }
+    if let Some(annotations) = annotations(model) {
+        chain.push(quote!(.with_annotations(#annotations)));
+    }
+    if let Some(ty) = output_type(model) {
+        chain.push(quote!(.with_output_schema((&&#rt::__private::OutputSchemaOf::<#ty>::new()).__output_schema())));
+    }
+    for param in &model.params {
+        if let Role::State(inner) = param.role {
+            chain.push(quote!(.requires_state(#rt::__private::StateRequirement::of::<#inner>())));
+        }
+    }
+    quote! {
+        #rt::__private::ToolDefinition::new(#name, #description, ::std::vec![#(#fields),*])
+            #(#chain)*
+    }
+}
+
+fn annotations(model: &ToolFn<'_>) -> Option<TokenStream> {
+    let args = &model.args;
+    let rt = &model.rt;
+    if args.title.is_none()
+        && args.read_only.is_none()
+        && args.destructive.is_none()
+        && args.idempotent.is_none()
+        && args.open_world.is_none()
+    {
+        return None;
+    }
+    let opt_bool = |b: Option<bool>| match b {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = match &args.title {
+        Some(t) => quote!(::core::option::Option::Some(::std::string::String::from(#t))),
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = opt_bool(args.read_only);
+    let destructive = opt_bool(args.destructive);
+    let idempotent = opt_bool(args.idempotent);
+    let open_world = opt_bool(args.open_world);
+    Some(quote! {
+        #rt::__private::ToolAnnotations {
+            title: #title,
+            read_only: #read_only,
+            destructive: #destructive,
+            idempotent: #idempotent,
+            open_world: #open_world,
+        }
+    })
+}
+
+/// The default's value as an expression of type `ty`. A string literal is
+/// converted with `Into`, so `default = "main"` works for `String`.
+fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
+    match expr {
+        None => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
+        Some(
+            expr @ syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(_),
+                ..
+            }),
+        ) => {
+            quote_spanned!(expr.span()=> { let __value: #ty = ::core::convert::Into::into(#expr); __value })
+        }
+        Some(expr) => quote_spanned!(expr.span()=> { let __value: #ty = #expr; __value }),
+    }
+}
+
+/// The type whose output schema the tool advertises: the return type, or
+/// `T` of a `Result<T, E>`; `None` for `()` and `impl Trait`.
+fn output_type(model: &ToolFn<'_>) -> Option<syn::Type> {
+    let syn::ReturnType::Type(_, ty) = &model.item.sig.output else {
+        return None;
+    };
+    let ty: &syn::Type = match result_ok_type(ty) {
+        Some(ok) => ok,
+        None => ty,
+    };
+    let plain =
+        !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !contains_impl_trait(ty);
+    plain.then(|| ty.clone())
+}
+
+fn contains_impl_trait(ty: &syn::Type) -> bool {
+    quote!(#ty).to_string().contains("impl ")
+}
+
+/// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
+fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
+    let segment = last_segment(ty)?;
+    if segment.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+fn invoke(model: &ToolFn<'_>) -> TokenStream {
+    let rt = &model.rt;
+    let fn_ident = model.fn_ident();
+    let mut takes = Vec::new();
+    let mut checked = Vec::new();
+    let mut call_args = Vec::new();
+    for (index, param) in model.params.iter().enumerate() {
+        let local = format_ident!("__p{}", index);
+        call_args.push(local.clone());
+        let ty = param.ty;
+        match param.role {
+            Role::Context => takes.push(quote!(let #local = ::core::clone::Clone::clone(&__context);)),
+            Role::State(inner) => takes.push(quote! {
+                let #local = match __context.state::<#inner>() {
+                    ::core::option::Option::Some(state) => state,
+                    ::core::option::Option::None => ::core::panic!(
+                        "the registry holds no state of type `{}`", ::core::any::type_name::<#inner>()
+                    ),
+                };
+            }),
+            Role::Model => {
+                let wire = param.wire_name();
+                let take = match param.default() {
+                    Some(expr) => {
+                        let value = default_value(ty, expr);
+                        quote!(__arguments.take_or_else::<#ty>(#wire, || #value))
+                    }
+                    None => quote!(__arguments.take::<#ty>(#wire)),
+                };
+                takes.push(quote!(let #local = #take;));
+                checked.push(local);
+            }
+        }
+    }
+    let call = if model.item.sig.asyncness.is_some() {
+        quote!(#fn_ident(#(#call_args),*).await)
+    } else {
+        quote!(#fn_ident(#(#call_args),*))
+    };
+    let convert = output_conversion(model);
+    // Every parameter is taken before any failure returns, so all
+    // deserialization problems are reported together.
+    let unwrap = (!checked.is_empty()).then(|| {
+        quote! {
+            let (#(::core::option::Option::Some(#checked),)*) = (#(#checked,)*) else {
+                return ::core::result::Result::Err(__arguments.into_errors());
+            };
+        }
+    });
+    let future = quote_spanned! {fn_ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            let __returned = #call;
+            #convert
+        })
+    };
+    quote! {
+        #[allow(unused_variables, unused_mut)]
+        fn invoke(
+            &self,
+            __arguments: #rt::__private::BoundArguments,
+            __context: #rt::__private::ToolContext,
+        ) -> ::core::result::Result<#rt::__private::ToolFuture, ::std::vec::Vec<#rt::__private::CallError>> {
+            let mut __arguments = __arguments;
+            #(#takes)*
+            #unwrap
+            ::core::result::Result::Ok(#future)
+        }
+    }
+}
+
+/// Turns `__returned` into a `ToolOutput`: `Err(e)` is an error with `e`'s
+/// message; a value is read by `IntoToolOutput` if it has it, else as JSON.
+fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
+    let rt = &model.rt;
+    let returns_result = match &model.item.sig.output {
+        syn::ReturnType::Type(_, ty) => result_ok_type(ty).is_some(),
+        syn::ReturnType::Default => false,
+    };
+    if returns_result {
+        quote! {
+            match __returned {
+                ::core::result::Result::Ok(__value) => (&&#rt::__private::OutputOf::new(__value)).__tool_output(),
+                ::core::result::Result::Err(__error) => #rt::__private::error_output(__error),
+            }
+        }
+    } else {
+        quote!((&&#rt::__private::OutputOf::new(__returned)).__tool_output())
+    }
+}

@@ -1,0 +1,35 @@
+//! What `#[tool]` emits when the input is wrong: the user's function as
+//! written (without `#[param]`), every error, and a stub of the generated
+//! struct so uses of it do not drown the real errors in follow-on ones.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::ToolFn;
+use crate::expand::{stripped_fn, struct_item};
+
+pub fn tool(model: &ToolFn<'_>, errors: TokenStream) -> TokenStream {
+    let rt = &model.rt;
+    let function = stripped_fn(model.item);
+    let struct_item = struct_item(model);
+    let ident = model.struct_ident();
+    quote! {
+        #errors
+        #function
+        #struct_item
+
+        impl #rt::__private::Tool for #ident {
+            fn definition(&self) -> &#rt::__private::ToolDefinition {
+                ::core::unimplemented!("the #[tool] attribute reported errors")
+            }
+
+            fn invoke(
+                &self,
+                _: #rt::__private::BoundArguments,
+                _: #rt::__private::ToolContext,
+            ) -> ::core::result::Result<#rt::__private::ToolFuture, ::std::vec::Vec<#rt::__private::CallError>> {
+                ::core::unimplemented!("the #[tool] attribute reported errors")
+            }
+        }
+    }
+}

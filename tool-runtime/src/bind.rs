@@ -1,0 +1,820 @@
+//! Binding what a model sent to what a tool declared (SPEC section 4).
+//!
+//! Binding runs in two passes:
+//!
+//! 1. [`normalize`] walks the tool's [`ObjectShape`] over the JSON arguments,
+//!    rewriting in place only the values a lenient rule coerces (`"42"` to
+//!    `42`, `"a"` to `["a"]`, `maxResults` to `max_results`, ...) and
+//!    recording a [`Warning`] for each, or a [`CallError`] for each value no
+//!    rule accepts. Every problem is collected; none stops the walk. Arguments
+//!    that are already right are only read: the walk allocates nothing for
+//!    them.
+//! 2. The generated dispatcher takes each parameter out of the normalized
+//!    object with [`BoundArguments`] and deserializes it into its Rust type, applying
+//!    defaults for absent parameters.
+//!
+//! In [`BindMode::Strict`] nothing is coerced: what lenient mode would change
+//! is a `type_mismatch` (or `enum_out_of_range`) and an unknown key is an
+//! error.
+
+use std::fmt::Write as _;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Number, Value};
+
+use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
+use crate::schema::{Kind, ObjectShape, Presence, Shape};
+
+/// How forgiving the binder is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BindMode {
+    /// Coerce what is safe, with a warning (the default).
+    #[default]
+    Lenient,
+    /// Accept only values of exactly the declared type; unknown keys are errors.
+    Strict,
+}
+
+/// Deepest nesting accepted inside a `serde_json::Value` parameter. Deeper
+/// values are an `out_of_range` error rather than a risk to the stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// What binding found: the warnings and the errors, in the order met.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Values accepted after a change.
+    pub warnings: Vec<Warning>,
+    /// Values that kept the tool from running.
+    pub errors: Vec<CallError>,
+}
+
+/// Checks and coerces `arguments` against a tool's parameters, in place.
+///
+/// On return, when the report has no errors, every declared parameter that
+/// is present holds a value its Rust type deserializes from, a `null` sent
+/// for a defaulted parameter has been removed (so the default applies), and
+/// unknown keys are left where they were.
+pub fn normalize(
+    params: &ObjectShape,
+    arguments: &mut Map<String, Value>,
+    mode: BindMode,
+) -> Report {
+    let mut walker = Walker {
+        mode,
+        path: String::new(),
+        report: Report::default(),
+    };
+    walker.object(params, arguments, true);
+    walker.report
+}
+
+/// Turns a top-level JSON value into the argument object: `null` means `{}`,
+/// anything but an object is `arguments_not_object`.
+pub fn arguments_object(value: Value) -> Result<Map<String, Value>, CallError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        other => Err(CallError::new(
+            ErrorCode::ArgumentsNotObject,
+            "",
+            format!(
+                "the arguments must be a JSON object, got {}",
+                describe_value(&other)
+            ),
+        )),
+    }
+}
+
+/// Parses raw argument text as a provider sends it: empty text or `null`
+/// mean `{}`, text that is not JSON is `json_parse_error`.
+pub fn parse_raw_arguments(raw: &str) -> Result<Map<String, Value>, CallError> {
+    if raw.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) => arguments_object(value),
+        Err(e) => Err(CallError::new(
+            ErrorCode::JsonParseError,
+            "",
+            format!("the arguments are not valid JSON ({e})"),
+        )),
+    }
+}
+
+/// The normalized arguments of one call, from which the generated
+/// dispatcher takes each parameter as its Rust type.
+///
+/// A deserialization failure (possible only with a hand-written
+/// `Deserialize` that is stricter than its schema) is recorded as a
+/// `type_mismatch` at the parameter, so every failure still reaches the model.
+#[derive(Debug)]
+pub struct BoundArguments {
+    map: Map<String, Value>,
+    errors: Vec<CallError>,
+}
+
+impl BoundArguments {
+    /// Wraps an argument object that [`normalize`] accepted.
+    pub fn new(map: Map<String, Value>) -> Self {
+        BoundArguments {
+            map,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Takes parameter `name`; an absent one deserializes from `null`
+    /// (which gives `None` for `Option`).
+    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
+        let value = self.map.remove(name).unwrap_or(Value::Null);
+        self.deserialize(name, value)
+    }
+
+    /// Takes parameter `name`, or `default()` when it is absent.
+    pub fn take_or_else<T: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        default: impl FnOnce() -> T,
+    ) -> Option<T> {
+        match self.map.remove(name) {
+            None => Some(default()),
+            Some(value) => self.deserialize(name, value),
+        }
+    }
+
+    fn deserialize<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {
+        match serde_json::from_value(value) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.errors.push(CallError::new(
+                    ErrorCode::TypeMismatch,
+                    name,
+                    format!("the value was rejected: {e}"),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The errors met while taking parameters.
+    pub fn into_errors(self) -> Vec<CallError> {
+        self.errors
+    }
+}
+
+struct Walker {
+    mode: BindMode,
+    /// The path of the value being walked; segments are appended on the way
+    /// down and truncated on the way up, so the walk allocates no paths.
+    path: String,
+    report: Report,
+}
+
+impl Walker {
+    fn lenient(&self) -> bool {
+        self.mode == BindMode::Lenient
+    }
+
+    fn enter_key(&mut self, key: &str) -> usize {
+        let mark = self.path.len();
+        if !self.path.is_empty() {
+            self.path.push('.');
+        }
+        self.path.push_str(key);
+        mark
+    }
+
+    fn enter_index(&mut self, index: usize) -> usize {
+        let mark = self.path.len();
+        let _ = write!(self.path, "[{index}]");
+        mark
+    }
+
+    fn leave(&mut self, mark: usize) {
+        self.path.truncate(mark);
+    }
+
+    fn warn(&mut self, code: WarningCode, detail: String) {
+        self.report.warnings.push(Warning {
+            code,
+            path: self.path.clone(),
+            detail,
+        });
+    }
+
+    fn error(&mut self, code: ErrorCode, detail: String) {
+        self.report
+            .errors
+            .push(CallError::new(code, self.path.clone(), detail));
+    }
+
+    fn mismatch(&mut self, shape: &Shape, value: &Value) {
+        let detail = format!(
+            "expected {}, got {}",
+            expected(shape),
+            describe_value(value)
+        );
+        self.error(ErrorCode::TypeMismatch, detail);
+    }
+
+    /// Walks an object with fixed fields. `top` marks the tool's own
+    /// parameters, whose unknown keys stay in place; a nested struct's unknown
+    /// keys are removed so its `Deserialize` never sees them.
+    fn object(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
+        let mut known = 0;
+        for field in &object.fields {
+            let mark = self.enter_key(&field.name);
+            if self.lenient() && !map.contains_key(&field.name) {
+                self.adopt_alias(object, &field.name, map);
+            }
+            match map.get_mut(&field.name) {
+                None => {
+                    if field.presence == Presence::Required {
+                        let detail = format!(
+                            "the required value is missing; expected {}",
+                            expected(&field.shape)
+                        );
+                        self.error(ErrorCode::MissingRequired, detail);
+                    }
+                }
+                Some(value) => {
+                    known += 1;
+                    if value.is_null() {
+                        self.null_field(field.presence, &field.shape, &field.name, map);
+                    } else {
+                        self.value(&field.shape, value);
+                    }
+                }
+            }
+            self.leave(mark);
+        }
+        if map.len() > known {
+            self.unknown_keys(object, map, top);
+        }
+    }
+
+    /// Lenient mode: moves a key such as `maxResults` or `Max-Results` to the
+    /// parameter it loosely names, unless that key is itself a parameter.
+    fn adopt_alias(&mut self, object: &ObjectShape, name: &str, map: &mut Map<String, Value>) {
+        let alias = map
+            .keys()
+            .find(|key| object.field(key).is_none() && names_match_loosely(key, name))
+            .cloned();
+        if let Some(alias) = alias
+            && let Some(value) = map.remove(&alias)
+        {
+            map.insert(name.to_owned(), value);
+            self.warn(
+                WarningCode::ParameterNameNormalized,
+                format!("the key `{alias}` was read as the parameter `{name}`"),
+            );
+        }
+    }
+
+    fn null_field(
+        &mut self,
+        presence: Presence,
+        shape: &Shape,
+        name: &str,
+        map: &mut Map<String, Value>,
+    ) {
+        match presence {
+            Presence::Optional => {}
+            Presence::Defaulted => {
+                map.remove(name);
+                // A strict schema makes the model send `null` for what it
+                // leaves unset: that is absence, not a coercion.
+                if self.lenient() {
+                    self.warn(
+                        WarningCode::NullReplacedByDefault,
+                        "null was sent; the default was used".to_owned(),
+                    );
+                }
+            }
+            Presence::Required => {
+                let detail = format!("null is not allowed; expected {}", expected(shape));
+                self.error(ErrorCode::NullNotAllowed, detail);
+            }
+        }
+    }
+
+    fn unknown_keys(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
+        let unknown: Vec<String> = map
+            .keys()
+            .filter(|k| object.field(k).is_none())
+            .cloned()
+            .collect();
+        let names = object
+            .fields
+            .iter()
+            .map(|f| format!("`{}`", f.name))
+            .collect::<Vec<_>>();
+        let names = if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        };
+        for key in unknown {
+            let mark = self.enter_key(&key);
+            let detail = format!("`{key}` is not a parameter here; the parameters are {names}");
+            if self.lenient() {
+                self.warn(
+                    WarningCode::UnknownParameter,
+                    format!("{detail}; it was ignored"),
+                );
+            } else {
+                self.error(ErrorCode::UnknownParameter, detail);
+            }
+            self.leave(mark);
+            if !top {
+                map.remove(&key);
+            }
+        }
+    }
+
+    fn value(&mut self, shape: &Shape, value: &mut Value) {
+        if value.is_null() {
+            if !shape.nullable {
+                let detail = format!("null is not allowed; expected {}", expected(shape));
+                self.error(ErrorCode::NullNotAllowed, detail);
+            }
+            return;
+        }
+        match &shape.kind {
+            Kind::String => self.string(shape, value),
+            Kind::Boolean => self.boolean(shape, value),
+            Kind::Integer { min, max } => self.integer(shape, *min, *max, value),
+            Kind::Number { single } => self.number(shape, *single, value),
+            Kind::Enum(values) => self.enumeration(shape, values, value),
+            Kind::Array { items, .. } => self.array(shape, items, value),
+            Kind::Map { values } => {
+                if self.object_like(shape, value)
+                    && let Value::Object(map) = value
+                {
+                    for (key, item) in map.iter_mut() {
+                        let mark = self.enter_key(key);
+                        self.value(values, item);
+                        self.leave(mark);
+                    }
+                }
+            }
+            Kind::Object(object) => {
+                if self.object_like(shape, value)
+                    && let Value::Object(map) = value
+                {
+                    self.object(object, map, false);
+                }
+            }
+            Kind::Any => {
+                if nesting_exceeds(value, MAX_DEPTH) {
+                    self.error(
+                        ErrorCode::OutOfRange,
+                        format!("the value is nested deeper than {MAX_DEPTH} levels"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn string(&mut self, shape: &Shape, value: &mut Value) {
+        match value {
+            Value::String(s) => self.check_string(shape, s),
+            Value::Number(_) | Value::Bool(_) if self.lenient() => {
+                let text = match &*value {
+                    Value::Number(n) => n.to_string(),
+                    other => other.to_string(),
+                };
+                self.warn(
+                    WarningCode::ScalarConvertedToString,
+                    format!(
+                        "{} was converted to the string {text:?}",
+                        describe_value(value)
+                    ),
+                );
+                self.check_string(shape, &text);
+                *value = Value::String(text);
+            }
+            _ => self.mismatch(shape, value),
+        }
+    }
+
+    fn check_string(&mut self, shape: &Shape, s: &str) {
+        let c = &shape.constraints;
+        if c.min_length.is_some() || c.max_length.is_some() {
+            let len = s.chars().count() as u64;
+            if c.min_length.is_some_and(|min| len < min)
+                || c.max_length.is_some_and(|max| len > max)
+            {
+                let detail = format!("expected {}, got {len} characters", expected(shape));
+                self.error(ErrorCode::OutOfRange, detail);
+            }
+        }
+        if let Some(pattern) = &c.pattern
+            && !pattern.is_match(s)
+        {
+            let detail = format!(
+                "expected a string matching the pattern `{}`, got {}",
+                pattern.as_str(),
+                describe_str(s)
+            );
+            self.error(ErrorCode::PatternMismatch, detail);
+        }
+    }
+
+    fn boolean(&mut self, shape: &Shape, value: &mut Value) {
+        let coerced = match value {
+            Value::Bool(_) => return,
+            Value::String(s) if self.lenient() => {
+                let s = s.trim();
+                if s.eq_ignore_ascii_case("true") {
+                    Some((true, WarningCode::StringConvertedToBoolean))
+                } else if s.eq_ignore_ascii_case("false") {
+                    Some((false, WarningCode::StringConvertedToBoolean))
+                } else {
+                    None
+                }
+            }
+            Value::Number(n) if self.lenient() => match n.as_f64() {
+                Some(1.0) => Some((true, WarningCode::NumberCoercedToBoolean)),
+                Some(0.0) => Some((false, WarningCode::NumberCoercedToBoolean)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match coerced {
+            Some((b, code)) => {
+                self.warn(code, format!("{} was read as {b}", describe_value(value)));
+                *value = Value::Bool(b);
+            }
+            None => self.mismatch(shape, value),
+        }
+    }
+
+    fn integer(&mut self, shape: &Shape, min: i128, max: i128, value: &mut Value) {
+        let (n, changed) = match &*value {
+            Value::Number(num) => {
+                if let Some(i) = num.as_i64() {
+                    (i as i128, false)
+                } else if let Some(u) = num.as_u64() {
+                    (u as i128, false)
+                } else {
+                    let f = num.as_f64().unwrap_or(f64::NAN);
+                    if !self.lenient() {
+                        return self.mismatch(shape, value);
+                    }
+                    let whole = f.trunc();
+                    let (code, how) = if whole == f {
+                        (WarningCode::NumberCoercedToInteger, "read as the integer")
+                    } else {
+                        (WarningCode::FractionTruncated, "truncated to the integer")
+                    };
+                    if !(-1e38..=1e38).contains(&whole) {
+                        let detail = format!(
+                            "expected {}, got {}",
+                            expected(shape),
+                            describe_value(value)
+                        );
+                        return self.error(ErrorCode::OutOfRange, detail);
+                    }
+                    let n = whole as i128;
+                    self.warn(code, format!("{} was {how} {n}", describe_value(value)));
+                    (n, true)
+                }
+            }
+            Value::String(s) if self.lenient() => match parse_integer_literal(s) {
+                Some(n) => {
+                    self.warn(
+                        WarningCode::StringConvertedToInteger,
+                        format!("{} was converted to the integer {n}", describe_str(s)),
+                    );
+                    (n, true)
+                }
+                None => {
+                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    return self.error(ErrorCode::UnsupportedIntegerLiteral, detail);
+                }
+            },
+            other => return self.mismatch(shape, other),
+        };
+        let c = &shape.constraints;
+        let below = n < min
+            || c.minimum
+                .as_ref()
+                .is_some_and(|b| compare_int(n, b).is_lt());
+        let above = n > max
+            || c.maximum
+                .as_ref()
+                .is_some_and(|b| compare_int(n, b).is_gt());
+        if below || above {
+            let detail = format!("expected {}, got {n}", expected(shape));
+            return self.error(ErrorCode::OutOfRange, detail);
+        }
+        if changed {
+            *value = Value::Number(integer_number(n));
+        }
+    }
+
+    fn number(&mut self, shape: &Shape, single: bool, value: &mut Value) {
+        let f = match &*value {
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            Value::String(s) if self.lenient() => match s.trim().parse::<f64>() {
+                Ok(f) if f.is_finite() => {
+                    self.warn(
+                        WarningCode::StringConvertedToNumber,
+                        format!("{} was converted to the number {f}", describe_str(s)),
+                    );
+                    if let Some(n) = Number::from_f64(f) {
+                        *value = Value::Number(n);
+                    }
+                    f
+                }
+                _ => return self.mismatch(shape, value),
+            },
+            other => return self.mismatch(shape, other),
+        };
+        let c = &shape.constraints;
+        let too_big = single && f.abs() > f32::MAX as f64;
+        let below = c
+            .minimum
+            .as_ref()
+            .and_then(Number::as_f64)
+            .is_some_and(|b| f < b);
+        let above = c
+            .maximum
+            .as_ref()
+            .and_then(Number::as_f64)
+            .is_some_and(|b| f > b);
+        if too_big || below || above {
+            let detail = format!("expected {}, got {f}", expected(shape));
+            self.error(ErrorCode::OutOfRange, detail);
+        }
+    }
+
+    fn enumeration(&mut self, shape: &Shape, values: &[String], value: &mut Value) {
+        let Value::String(s) = &*value else {
+            return self.mismatch(shape, value);
+        };
+        if values.iter().any(|v| v == s) {
+            return;
+        }
+        if self.lenient() {
+            let mut folded = values.iter().filter(|v| v.eq_ignore_ascii_case(s.trim()));
+            if let (Some(only), None) = (folded.next(), folded.next()) {
+                self.warn(
+                    WarningCode::EnumCaseFolded,
+                    format!("{} was read as {only:?}", describe_str(s)),
+                );
+                *value = Value::String(only.clone());
+                return;
+            }
+        }
+        let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+        self.error(ErrorCode::EnumOutOfRange, detail);
+    }
+
+    fn array(&mut self, shape: &Shape, items: &Shape, value: &mut Value) {
+        match value {
+            Value::Array(_) => {}
+            Value::String(s) if self.lenient() => match parse_json_of_kind(s, '[') {
+                Some(parsed) => {
+                    self.warn(
+                        WarningCode::JsonStringParsed,
+                        "a JSON array inside a string was parsed".to_owned(),
+                    );
+                    *value = parsed;
+                }
+                None => self.wrap_in_list(value),
+            },
+            Value::Number(_) | Value::Bool(_) if self.lenient() => self.wrap_in_list(value),
+            _ => return self.mismatch(shape, value),
+        }
+        let Value::Array(elements) = value else {
+            return;
+        };
+        for (index, element) in elements.iter_mut().enumerate() {
+            let mark = self.enter_index(index);
+            self.value(items, element);
+            self.leave(mark);
+        }
+        let c = &shape.constraints;
+        let len = elements.len() as u64;
+        if c.min_items.is_some_and(|min| len < min) || c.max_items.is_some_and(|max| len > max) {
+            let detail = format!("expected {}, got {len} items", expected(shape));
+            self.error(ErrorCode::OutOfRange, detail);
+        }
+    }
+
+    fn wrap_in_list(&mut self, value: &mut Value) {
+        self.warn(
+            WarningCode::ScalarCoercedToList,
+            format!("{} was wrapped in a list", describe_value(value)),
+        );
+        *value = Value::Array(vec![value.take()]);
+    }
+
+    /// Accepts an object, or in lenient mode a string holding a JSON object
+    /// (parsed in place); reports a mismatch otherwise.
+    fn object_like(&mut self, shape: &Shape, value: &mut Value) -> bool {
+        match value {
+            Value::Object(_) => true,
+            Value::String(s) if self.lenient() => match parse_json_of_kind(s, '{') {
+                Some(parsed) => {
+                    self.warn(
+                        WarningCode::JsonStringParsed,
+                        "a JSON object inside a string was parsed".to_owned(),
+                    );
+                    *value = parsed;
+                    true
+                }
+                None => {
+                    self.mismatch(shape, value);
+                    false
+                }
+            },
+            _ => {
+                self.mismatch(shape, value);
+                false
+            }
+        }
+    }
+}
+
+/// Parses `s` when it holds JSON of the kind that starts with `open`
+/// (`[` for arrays, `{` for objects).
+fn parse_json_of_kind(s: &str, open: char) -> Option<Value> {
+    if !s.trim_start().starts_with(open) {
+        return None;
+    }
+    let parsed: Value = serde_json::from_str(s).ok()?;
+    let right_kind = match open {
+        '[' => parsed.is_array(),
+        _ => parsed.is_object(),
+    };
+    right_kind.then_some(parsed)
+}
+
+/// An integer written as text: `"42"`, `" -7 "`, `"+3"`, or a whole number
+/// in float notation such as `"42.0"` or `"1e3"`.
+fn parse_integer_literal(s: &str) -> Option<i128> {
+    let s = s.trim();
+    if let Ok(n) = s.parse::<i128>() {
+        return Some(n);
+    }
+    let f = s.parse::<f64>().ok()?;
+    (f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38).then_some(f as i128)
+}
+
+fn integer_number(n: i128) -> Number {
+    if let Ok(i) = i64::try_from(n) {
+        Number::from(i)
+    } else if let Ok(u) = u64::try_from(n) {
+        Number::from(u)
+    } else {
+        // Outside what JSON integers carry here; only reachable for i128/u128
+        // parameters, whose Deserialize accepts a float as well.
+        Number::from_f64(n as f64).unwrap_or_else(|| Number::from(0))
+    }
+}
+
+fn compare_int(n: i128, bound: &Number) -> std::cmp::Ordering {
+    if let Some(b) = bound.as_i64() {
+        n.cmp(&(b as i128))
+    } else if let Some(b) = bound.as_u64() {
+        n.cmp(&(b as i128))
+    } else {
+        let b = bound.as_f64().unwrap_or(f64::NAN);
+        (n as f64)
+            .partial_cmp(&b)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+}
+
+/// Keys that differ only in letter case and separators: `maxResults`,
+/// `MaxResults`, `max-results` and `max_results` all match.
+fn names_match_loosely(a: &str, b: &str) -> bool {
+    let squash = |s: &str| {
+        s.chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .map(|c| c.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+    };
+    a != b && squash(a) == squash(b)
+}
+
+/// Whether `value` nests deeper than `limit` levels; never recurses past it.
+fn nesting_exceeds(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::Array(items) => limit == 0 || items.iter().any(|v| nesting_exceeds(v, limit - 1)),
+        Value::Object(map) => limit == 0 || map.values().any(|v| nesting_exceeds(v, limit - 1)),
+        _ => false,
+    }
+}
+
+/// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
+/// `one of "read", "write"`, `a list of strings`.
+pub(crate) fn expected(shape: &Shape) -> String {
+    let c = &shape.constraints;
+    let mut out = match &shape.kind {
+        Kind::String => "a string".to_owned(),
+        Kind::Boolean => "true or false".to_owned(),
+        Kind::Integer { min, max } => {
+            let lo = c
+                .minimum
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| min.to_string());
+            let hi = c
+                .maximum
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| max.to_string());
+            format!("an integer from {lo} to {hi}")
+        }
+        Kind::Number { single } => {
+            let mut s = "a number".to_owned();
+            match (&c.minimum, &c.maximum) {
+                (Some(lo), Some(hi)) => {
+                    let _ = write!(s, " from {lo} to {hi}");
+                }
+                (Some(lo), None) => {
+                    let _ = write!(s, " of at least {lo}");
+                }
+                (None, Some(hi)) => {
+                    let _ = write!(s, " of at most {hi}");
+                }
+                (None, None) if *single => s.push_str(" within the range of a 32-bit float"),
+                (None, None) => {}
+            }
+            s
+        }
+        Kind::Enum(values) => {
+            let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+            format!("one of {}", quoted.join(", "))
+        }
+        Kind::Array { items, unique } => {
+            let what = if *unique {
+                "a list of distinct"
+            } else {
+                "a list of"
+            };
+            format!("{what} {}", plural(&expected(items)))
+        }
+        Kind::Map { values } => format!("an object whose values are {}", plural(&expected(values))),
+        Kind::Object(object) => {
+            let names: Vec<&str> = object.fields.iter().map(|f| f.name.as_str()).collect();
+            format!("an object with the fields {}", names.join(", "))
+        }
+        Kind::Any => "any JSON value".to_owned(),
+    };
+    let bounds = |lo: Option<u64>, hi: Option<u64>, unit: &str| match (lo, hi) {
+        (Some(lo), Some(hi)) => format!(" of {lo} to {hi} {unit}"),
+        (Some(lo), None) => format!(" of at least {lo} {unit}"),
+        (None, Some(hi)) => format!(" of at most {hi} {unit}"),
+        (None, None) => String::new(),
+    };
+    if matches!(shape.kind, Kind::String) {
+        out.push_str(&bounds(c.min_length, c.max_length, "characters"));
+    }
+    if matches!(shape.kind, Kind::Array { .. }) {
+        out.push_str(&bounds(c.min_items, c.max_items, "items"));
+    }
+    out
+}
+
+/// `a string` -> `strings`, `an integer from 1 to 5` -> `integers from 1 to 5`.
+fn plural(phrase: &str) -> String {
+    let rest = phrase
+        .strip_prefix("a ")
+        .or_else(|| phrase.strip_prefix("an "))
+        .unwrap_or(phrase);
+    match rest.split_once(' ') {
+        Some((noun, tail)) if !rest.starts_with("list") && !rest.starts_with("object") => {
+            format!("{noun}s {tail}")
+        }
+        _ if rest == "string" || rest == "integer" || rest == "number" => format!("{rest}s"),
+        _ => phrase.to_owned(),
+    }
+}
+
+/// How a value reads in a sentence: `the string "abc"`, `the number 0.5`,
+/// `true`, `a list`, `an object`, `null`.
+pub(crate) fn describe_value(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => describe_str(s),
+        Value::Array(_) => "a list".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+fn describe_str(s: &str) -> String {
+    const LIMIT: usize = 40;
+    match s.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("the string {:?}...", &s[..cut]),
+        None => format!("the string {s:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,280 @@
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape, ToolParam};
+
+fn params(fields: Vec<Field>) -> ObjectShape {
+    ObjectShape { fields }
+}
+
+fn one(name: &str, shape: Shape) -> ObjectShape {
+    params(vec![Field::new(name, shape.describe("d"), false, "T")])
+}
+
+/// Normalizes `args` and returns the result with its codes.
+fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
+    let mut map = arguments_object(args).unwrap();
+    let report = normalize(object, &mut map, mode);
+    let warnings = report.warnings.iter().map(ToString::to_string).collect();
+    let errors = report.errors.iter().map(ToString::to_string).collect();
+    (Value::Object(map), warnings, errors)
+}
+
+fn lenient(object: &ObjectShape, args: Value) -> (Value, Vec<String>, Vec<String>) {
+    run(object, args, BindMode::Lenient)
+}
+
+#[test]
+fn valid_arguments_pass_untouched() {
+    let object = params(vec![
+        Field::new("n", u8::shape(), false, "u8"),
+        Field::new("s", String::shape(), false, "String"),
+        Field::new("v", Vec::<f64>::shape(), false, "Vec<f64>"),
+    ]);
+    let args = json!({"n": 255, "s": "x", "v": [1, 2.5]});
+    let (out, warnings, errors) = lenient(&object, args.clone());
+    assert_eq!(out, args);
+    assert!(warnings.is_empty() && errors.is_empty());
+}
+
+#[test]
+fn integer_type_ranges_are_enforced() {
+    let object = one("n", i8::shape());
+    assert_eq!(lenient(&object, json!({"n": 128})).2, ["out_of_range:n"]);
+    assert_eq!(lenient(&object, json!({"n": -129})).2, ["out_of_range:n"]);
+    assert!(lenient(&object, json!({"n": -128})).2.is_empty());
+    let object = one("n", u64::shape());
+    assert!(lenient(&object, json!({"n": u64::MAX})).2.is_empty());
+    assert_eq!(lenient(&object, json!({"n": -1})).2, ["out_of_range:n"]);
+}
+
+#[test]
+fn integer_strings_in_float_notation_convert() {
+    let object = one("n", u32::shape());
+    let (out, warnings, _) = lenient(&object, json!({"n": " 1e3 "}));
+    assert_eq!(out["n"], json!(1000));
+    assert_eq!(warnings, ["string_literal_converted_to_integer:n"]);
+    assert_eq!(
+        lenient(&object, json!({"n": "2.5"})).2,
+        ["unsupported_integer_literal:n"]
+    );
+}
+
+#[test]
+fn f32_numbers_beyond_its_range_are_out_of_range() {
+    let object = one("x", f32::shape());
+    assert_eq!(lenient(&object, json!({"x": 1e300})).2, ["out_of_range:x"]);
+    assert!(lenient(&object, json!({"x": 1e30})).2.is_empty());
+}
+
+#[test]
+fn number_bounds_apply_to_floats() {
+    let shape = f64::shape().constrain(Constraints {
+        minimum: Some(serde_json::Number::from_f64(0.0).unwrap()),
+        maximum: Some(serde_json::Number::from_f64(1.0).unwrap()),
+        ..Constraints::default()
+    });
+    let object = one("p", shape);
+    assert_eq!(lenient(&object, json!({"p": 1.5})).2, ["out_of_range:p"]);
+    assert!(lenient(&object, json!({"p": 0.5})).2.is_empty());
+}
+
+#[test]
+fn string_lengths_count_characters_and_patterns_search() {
+    let shape = String::shape().constrain(Constraints {
+        min_length: Some(2),
+        max_length: Some(3),
+        pattern: Some(Pattern::new("^[a-zé]+$").unwrap()),
+        ..Constraints::default()
+    });
+    let object = one("s", shape);
+    assert!(
+        lenient(&object, json!({"s": "éé"})).2.is_empty(),
+        "two characters, four bytes"
+    );
+    assert_eq!(lenient(&object, json!({"s": "abcd"})).2, ["out_of_range:s"]);
+    assert_eq!(
+        lenient(&object, json!({"s": "AB"})).2,
+        ["pattern_mismatch:s"]
+    );
+}
+
+#[test]
+fn item_bounds_apply_to_lists() {
+    let shape = Vec::<u8>::shape().constrain(Constraints {
+        min_items: Some(1),
+        max_items: Some(2),
+        ..Constraints::default()
+    });
+    let object = one("v", shape);
+    assert_eq!(lenient(&object, json!({"v": []})).2, ["out_of_range:v"]);
+    assert_eq!(
+        lenient(&object, json!({"v": [1, 2, 3]})).2,
+        ["out_of_range:v"]
+    );
+}
+
+#[test]
+fn a_scalar_wrapped_in_a_list_is_then_coerced_as_an_element() {
+    let object = one("v", Vec::<u32>::shape());
+    let (out, warnings, errors) = lenient(&object, json!({"v": "7"}));
+    assert!(errors.is_empty());
+    assert_eq!(out["v"], json!([7]));
+    assert_eq!(
+        warnings,
+        [
+            "scalar_coerced_to_list:v",
+            "string_literal_converted_to_integer:v[0]"
+        ]
+    );
+}
+
+#[test]
+fn objects_are_never_stringified_and_strings_never_parsed_for_strings() {
+    let object = one("s", String::shape());
+    assert_eq!(lenient(&object, json!({"s": [1]})).2, ["type_mismatch:s"]);
+    let (out, warnings, _) = lenient(&object, json!({"s": "[1, 2]"}));
+    assert_eq!(out["s"], json!("[1, 2]"));
+    assert!(warnings.is_empty());
+}
+
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Point {
+    x: i32,
+}
+
+fn point_shape() -> Shape {
+    Shape::new(crate::schema::Kind::Object(params(vec![Field::new(
+        "x",
+        i32::shape().describe("x"),
+        false,
+        "i32",
+    )])))
+}
+
+#[test]
+fn nested_structs_in_lists_in_maps_report_full_paths() {
+    // BTreeMap<String, Vec<Point>>
+    let shape = Shape::new(crate::schema::Kind::Map {
+        values: Box::new(Shape::new(crate::schema::Kind::Array {
+            items: Box::new(point_shape()),
+            unique: false,
+        })),
+    });
+    let object = one("routes", shape);
+    let args =
+        json!({"routes": {"north": [{"x": 1}, {"x": "2"}, {"y": 3}], "south": "{\"x\": 4}"}});
+    let (out, warnings, errors) = lenient(&object, args);
+    assert_eq!(
+        warnings,
+        [
+            "string_literal_converted_to_integer:routes.north[1].x",
+            "unknown_parameter:routes.north[2].y",
+            "scalar_coerced_to_list:routes.south",
+            "json_string_parsed:routes.south[0]",
+        ]
+    );
+    assert_eq!(errors, ["missing_required:routes.north[2].x"]);
+    assert_eq!(out["routes"]["north"][1], json!({"x": 2}));
+    assert_eq!(
+        out["routes"]["north"][2],
+        json!({}),
+        "unknown nested keys are removed"
+    );
+}
+
+#[test]
+fn bound_nested_values_deserialize() {
+    let shape = Shape::new(crate::schema::Kind::Map {
+        values: Box::new(point_shape()),
+    });
+    let object = one("points", shape);
+    let (out, _, errors) = lenient(&object, json!({"points": {"a": {"x": "5"}}}));
+    assert!(errors.is_empty());
+    let mut arguments = BoundArguments::new(out.as_object().unwrap().clone());
+    let points: BTreeMap<String, Point> = arguments.take("points").unwrap();
+    assert_eq!(points["a"].x, 5);
+}
+
+#[test]
+fn strict_mode_coerces_nothing() {
+    let object = params(vec![
+        Field::new("n", u32::shape(), false, "u32"),
+        Field::new("b", bool::shape(), false, "bool"),
+        Field::new("s", String::shape(), false, "String"),
+        Field::new("v", Vec::<String>::shape(), false, "Vec<String>"),
+        Field::new("w", Point::shape_for_tests(), false, "Point"),
+    ]);
+    let args = json!({"n": 1.0, "b": "true", "s": 5, "v": "a", "w": "{\"x\": 1}", "maxN": 1});
+    let (out, warnings, errors) = run(&object, args.clone(), BindMode::Strict);
+    assert!(warnings.is_empty());
+    assert_eq!(
+        errors,
+        [
+            "type_mismatch:n",
+            "type_mismatch:b",
+            "type_mismatch:s",
+            "type_mismatch:v",
+            "type_mismatch:w",
+            "unknown_parameter:maxN",
+        ]
+    );
+    assert_eq!(out, args, "strict mode changes nothing");
+}
+
+impl Point {
+    fn shape_for_tests() -> Shape {
+        point_shape()
+    }
+}
+
+#[test]
+fn loose_key_matching_ignores_case_and_separators() {
+    assert!(names_match_loosely("maxResults", "max_results"));
+    assert!(names_match_loosely("Max-Results", "max_results"));
+    assert!(!names_match_loosely("max_results", "max_results"));
+    assert!(!names_match_loosely("maxResult", "max_results"));
+}
+
+#[test]
+fn deep_values_are_a_bounded_error() {
+    let object = one("v", Value::shape());
+    let mut deep = json!(1);
+    for _ in 0..(MAX_DEPTH + 5) {
+        deep = json!([deep]);
+    }
+    assert_eq!(lenient(&object, json!({ "v": deep })).2, ["out_of_range:v"]);
+}
+
+#[test]
+fn raw_text_rules() {
+    assert!(parse_raw_arguments("").unwrap().is_empty());
+    assert!(parse_raw_arguments("  null ").unwrap().is_empty());
+    assert_eq!(
+        parse_raw_arguments("[1]").unwrap_err().code,
+        ErrorCode::ArgumentsNotObject
+    );
+    assert_eq!(
+        parse_raw_arguments("{").unwrap_err().code,
+        ErrorCode::JsonParseError
+    );
+}
+
+#[test]
+fn expected_phrases_name_types_bounds_and_values() {
+    let shape = u32::shape().constrain(Constraints {
+        minimum: Some(1.into()),
+        maximum: Some(10.into()),
+        ..Constraints::default()
+    });
+    assert_eq!(expected(&shape), "an integer from 1 to 10");
+    let e = Shape::new(crate::schema::Kind::Enum(vec![
+        "read".into(),
+        "write".into(),
+    ]));
+    assert_eq!(expected(&e), "one of \"read\", \"write\"");
+    assert_eq!(expected(&Vec::<String>::shape()), "a list of strings");
+}

@@ -1,0 +1,128 @@
+//! Completing a call's arguments without running the tool: what a form
+//! builder or a workflow editor needs to show a tool call.
+
+use serde_json::{Map, Value};
+
+use crate::bind::{self, Report};
+use crate::codes::{CallError, ErrorCode};
+use crate::registry::{CallArguments, ToolRegistry};
+use crate::result::ToolResult;
+use crate::schema::Presence;
+
+/// A call's arguments, completed with defaults, without running the tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    /// The tool's name.
+    pub tool: String,
+    /// The bound arguments with every default filled in (optional
+    /// parameters that were not sent are left out).
+    pub arguments: Map<String, Value>,
+    /// Required parameters still missing.
+    pub missing: Vec<String>,
+    /// Optional parameters left unset.
+    pub unset: Vec<String>,
+    /// One row per parameter, in declaration order.
+    pub params: Vec<ParamRow>,
+    /// What binding changed, as in a call.
+    pub warnings: Vec<crate::Warning>,
+    /// Problems other than missing parameters (a wrong type, a bound).
+    pub errors: Vec<CallError>,
+}
+
+impl Completion {
+    /// Nothing is missing and nothing is wrong: the call would run.
+    pub fn is_ready(&self) -> bool {
+        self.missing.is_empty() && self.errors.is_empty()
+    }
+}
+
+/// One parameter of a completed call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamRow {
+    /// The wire name.
+    pub name: String,
+    /// The JSON type (`string`, `integer`, `array`, ...).
+    pub json_type: &'static str,
+    /// The Rust type as written in the tool.
+    pub rust_type: &'static str,
+    /// The value the tool would get (`None` when missing or unset, or when a
+    /// default could not be shown as JSON).
+    pub value: Option<Value>,
+    /// Where the value came from.
+    pub source: ValueSource,
+}
+
+/// Where a parameter's value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSource {
+    /// The caller sent it.
+    Provided,
+    /// The parameter's default.
+    Default,
+    /// Required and not sent.
+    Missing,
+    /// Optional and not sent.
+    Unset,
+}
+
+impl ToolRegistry {
+    /// Completes `arguments` for the tool `name` with defaults, without
+    /// running it. Fails only when there is no such tool or the arguments
+    /// are no JSON object; every other problem is in the completion.
+    pub fn complete(
+        &self,
+        name: &str,
+        arguments: impl Into<CallArguments>,
+    ) -> Result<Completion, ToolResult> {
+        let Some(tool) = self.get(name) else {
+            return Err(ToolResult::unknown_tool(name, None, self.names()));
+        };
+        let definition = tool.definition();
+        let mut map = self
+            .argument_object(arguments.into())
+            .map_err(|e| ToolResult::invalid_arguments(name, None, vec![e], Vec::new()))?;
+        let Report { warnings, errors } =
+            bind::normalize(definition.params(), &mut map, self.mode_for(definition));
+        let errors = errors
+            .into_iter()
+            .filter(|e| {
+                !(e.code == ErrorCode::MissingRequired
+                    && definition.params().field(&e.path).is_some())
+            })
+            .collect();
+
+        let mut completion = Completion {
+            tool: name.to_owned(),
+            arguments: Map::new(),
+            missing: Vec::new(),
+            unset: Vec::new(),
+            params: Vec::new(),
+            warnings,
+            errors,
+        };
+        for field in &definition.params().fields {
+            let (value, source) = match (map.remove(&field.name), field.presence) {
+                (Some(v), _) => (Some(v), ValueSource::Provided),
+                (None, Presence::Defaulted) => (field.default.clone(), ValueSource::Default),
+                (None, Presence::Required) => (None, ValueSource::Missing),
+                (None, Presence::Optional) => (None, ValueSource::Unset),
+            };
+            match source {
+                ValueSource::Missing => completion.missing.push(field.name.clone()),
+                ValueSource::Unset => completion.unset.push(field.name.clone()),
+                _ => {}
+            }
+            if let Some(v) = &value {
+                completion.arguments.insert(field.name.clone(), v.clone());
+            }
+            completion.params.push(ParamRow {
+                name: field.name.clone(),
+                json_type: field.shape.type_name(),
+                rust_type: field.rust_type,
+                value,
+                source,
+            });
+        }
+        Ok(completion)
+    }
+}

@@ -1,0 +1,225 @@
+//! The answer to one call: what the model reads, and what the caller needs
+//! to know besides (warnings, error codes, how the call ended).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::codes::{CallError, ErrorCode, Warning};
+use crate::output::{Content, ToolOutput};
+
+/// How a call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran and succeeded.
+    Success,
+    /// The tool ran and returned an error.
+    ToolFailed,
+    /// The arguments were refused; the tool did not run.
+    InvalidArguments,
+    /// No tool of that name; nothing ran.
+    UnknownTool,
+    /// The tool ran past its time limit and was stopped.
+    TimedOut,
+    /// The tool panicked; the registry caught it.
+    Panicked,
+    /// The call was cancelled before it finished.
+    Cancelled,
+}
+
+/// The result of one call, ready to be sent back to the model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    /// The provider's id of the call, when it came with one.
+    pub call_id: Option<String>,
+    /// The tool's name as called.
+    pub tool: String,
+    /// The call failed in any way; providers mark such results as errors.
+    pub is_error: bool,
+    /// How the call ended.
+    pub outcome: Outcome,
+    /// The blocks the model reads.
+    pub content: Vec<Content>,
+    /// The result as JSON, for structured return values.
+    pub structured_content: Option<Value>,
+    /// Values the binder accepted after changing them. Logged at `warn` and
+    /// not sent to the model unless the caller adds them.
+    pub warnings: Vec<Warning>,
+    /// Why the tool did not run (argument problems, an unknown tool).
+    pub errors: Vec<CallError>,
+}
+
+impl ToolResult {
+    pub(crate) fn from_output(
+        tool: &str,
+        call_id: Option<String>,
+        output: ToolOutput,
+        warnings: Vec<Warning>,
+    ) -> Self {
+        let outcome = if output.is_error {
+            Outcome::ToolFailed
+        } else {
+            Outcome::Success
+        };
+        ToolResult {
+            call_id,
+            tool: tool.to_owned(),
+            is_error: output.is_error,
+            outcome,
+            content: output.content,
+            structured_content: output.structured,
+            warnings,
+            errors: Vec::new(),
+        }
+    }
+
+    /// A failure with a text for the model and no argument errors.
+    pub(crate) fn failure(
+        tool: &str,
+        call_id: Option<String>,
+        outcome: Outcome,
+        text: String,
+    ) -> Self {
+        ToolResult {
+            call_id,
+            tool: tool.to_owned(),
+            is_error: true,
+            outcome,
+            content: vec![Content::text(text)],
+            structured_content: None,
+            warnings: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Arguments refused: the text names the tool, lists every problem and
+    /// asks for a corrected call.
+    pub(crate) fn invalid_arguments(
+        tool: &str,
+        call_id: Option<String>,
+        errors: Vec<CallError>,
+        warnings: Vec<Warning>,
+    ) -> Self {
+        let mut result = Self::failure(
+            tool,
+            call_id,
+            Outcome::InvalidArguments,
+            invalid_arguments_text(tool, &errors),
+        );
+        result.errors = errors;
+        result.warnings = warnings;
+        result
+    }
+
+    /// No tool of that name: the text lists what exists and suggests the
+    /// closest name.
+    pub(crate) fn unknown_tool<'a>(
+        name: &str,
+        call_id: Option<String>,
+        available: impl Iterator<Item = &'a str> + Clone,
+    ) -> Self {
+        let mut text = format!("There is no tool named `{name}`.");
+        if let Some(closest) = closest_name(name, available.clone()) {
+            let _ = write!(text, " Did you mean `{closest}`?");
+        }
+        let names: Vec<String> = available.map(|n| format!("`{n}`")).collect();
+        if names.is_empty() {
+            text.push_str(" No tools are available.");
+        } else {
+            let _ = write!(text, " The available tools are: {}.", names.join(", "));
+        }
+        text.push_str(" Call one of them instead.");
+        let mut result = Self::failure(name, call_id, Outcome::UnknownTool, text);
+        result.errors = vec![CallError::new(
+            ErrorCode::UnknownTool,
+            name,
+            format!("no tool is named `{name}`"),
+        )];
+        result
+    }
+
+    /// The text blocks joined by newlines.
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
+        texts.join("\n")
+    }
+
+    /// The errors as `code:path` strings.
+    pub fn error_codes(&self) -> Vec<String> {
+        self.errors.iter().map(ToString::to_string).collect()
+    }
+
+    /// The warnings as `code:path` strings.
+    pub fn warning_codes(&self) -> Vec<String> {
+        self.warnings.iter().map(ToString::to_string).collect()
+    }
+}
+
+/// The text a model reads when its arguments were refused.
+pub fn invalid_arguments_text(tool: &str, errors: &[CallError]) -> String {
+    let count = match errors.len() {
+        1 => "1 problem".to_owned(),
+        n => format!("{n} problems"),
+    };
+    let mut text = format!("The tool `{tool}` was not run: its arguments have {count}.\n");
+    for error in errors {
+        let _ = writeln!(text, "- {error}: {}", error.detail);
+    }
+    let _ = write!(text, "Correct the arguments and call `{tool}` again.");
+    text
+}
+
+/// The candidate closest to `name` by edit distance, if any is close enough
+/// to be a plausible typo.
+fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let (best, distance) = candidates
+        .map(|c| (c, edit_distance(&name.to_lowercase(), &c.to_lowercase())))
+        .min_by_key(|&(_, d)| d)?;
+    (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best))
+        .then_some(best)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_single_edits() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn unknown_tool_suggests_the_closest_name() {
+        let names = ["search_files", "read_file", "write_file"];
+        let result = ToolResult::unknown_tool("serch_files", None, names.iter().copied());
+        assert!(result.is_error);
+        assert_eq!(result.error_codes(), ["unknown_tool:serch_files"]);
+        let text = result.text();
+        assert!(text.contains("Did you mean `search_files`?"), "{text}");
+        assert!(text.contains("`read_file`, `write_file`"), "{text}");
+    }
+
+    #[test]
+    fn no_suggestion_for_an_unrelated_name() {
+        let result = ToolResult::unknown_tool("launch_rocket", None, ["read_file"].into_iter());
+        assert!(!result.text().contains("Did you mean"));
+    }
+}

@@ -1,0 +1,626 @@
+//! The typed model of a tool's input, and the JSON Schema made from it.
+//!
+//! A [`Shape`] describes what one value may look like: its [`Kind`], whether
+//! it may be `null`, its description and its [`Constraints`]. The binder walks
+//! a shape to coerce and check what a model sent; [`Shape::to_json_schema`]
+//! renders the portable schema of SPEC section 3 from the same model, so what
+//! the model is told and what the binder enforces cannot drift apart.
+//!
+//! Types become shapes through [`ToolParam`], implemented here for the
+//! standard types and by `#[derive(ToolParam)]` for a user's own structs and
+//! unit-variant enums.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Map, Number, Value};
+
+/// One value's shape: its kind, nullability, description and constraints.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    /// What kind of JSON value this is.
+    pub kind: Kind,
+    /// `null` is accepted (the type is an `Option`).
+    pub nullable: bool,
+    /// The description the model reads.
+    pub description: Option<String>,
+    /// Bounds checked by the binder and emitted in the schema.
+    pub constraints: Constraints,
+}
+
+/// The kinds of value a tool parameter can take.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// A JSON string.
+    String,
+    /// A JSON boolean.
+    Boolean,
+    /// A JSON integer within the Rust type's range (inclusive).
+    Integer {
+        /// The type's smallest value.
+        min: i128,
+        /// The type's largest value.
+        max: i128,
+    },
+    /// A JSON number; `single` for `f32`, whose range is smaller.
+    Number {
+        /// The value must fit an `f32`.
+        single: bool,
+    },
+    /// A string that must be one of these values.
+    Enum(Vec<String>),
+    /// A list of `items`; `unique` for sets.
+    Array {
+        /// Each element's shape.
+        items: Box<Shape>,
+        /// The elements are distinct (a set).
+        unique: bool,
+    },
+    /// An object with free keys and values of one shape (`HashMap<String, T>`).
+    Map {
+        /// Each value's shape.
+        values: Box<Shape>,
+    },
+    /// An object with fixed fields (a struct, or a tool's parameters).
+    Object(ObjectShape),
+    /// Any JSON value (`serde_json::Value`).
+    Any,
+}
+
+/// The fields of an object with fixed fields.
+#[derive(Clone, Debug, Default)]
+pub struct ObjectShape {
+    /// The fields, in declaration order.
+    pub fields: Vec<Field>,
+}
+
+/// One field of an object, or one parameter of a tool.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The name on the wire (after any rename).
+    pub name: String,
+    /// The field's shape, with its description and constraints.
+    pub shape: Shape,
+    /// Whether the field must be sent.
+    pub presence: Presence,
+    /// The default as JSON, for the schema and for completion; `None` when it
+    /// has no default or the default could not be serialized.
+    pub default: Option<Value>,
+    /// The Rust type as written, for people reading completions.
+    pub rust_type: &'static str,
+}
+
+/// Whether a field must be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// Absent or `null` is an error.
+    Required,
+    /// Absent or `null` means the default.
+    Defaulted,
+    /// Absent or `null` means `None`.
+    Optional,
+}
+
+/// Bounds on a value. Numeric bounds apply to numbers, length bounds to
+/// strings (in characters), item bounds to arrays.
+#[derive(Clone, Debug, Default)]
+pub struct Constraints {
+    /// Smallest number allowed (inclusive).
+    pub minimum: Option<Number>,
+    /// Largest number allowed (inclusive).
+    pub maximum: Option<Number>,
+    /// Fewest characters in a string.
+    pub min_length: Option<u64>,
+    /// Most characters in a string.
+    pub max_length: Option<u64>,
+    /// A regular expression the string must contain a match of.
+    pub pattern: Option<Pattern>,
+    /// Fewest elements in an array.
+    pub min_items: Option<u64>,
+    /// Most elements in an array.
+    pub max_items: Option<u64>,
+}
+
+impl Constraints {
+    /// No bound is set.
+    pub fn is_empty(&self) -> bool {
+        self.minimum.is_none()
+            && self.maximum.is_none()
+            && self.min_length.is_none()
+            && self.max_length.is_none()
+            && self.pattern.is_none()
+            && self.min_items.is_none()
+            && self.max_items.is_none()
+    }
+}
+
+/// A compiled `pattern` constraint, kept with its source text.
+///
+/// The syntax is that of the `regex-lite` crate (Perl-style, no Unicode
+/// classes); the macro checks it at compile time.
+#[derive(Clone)]
+pub struct Pattern {
+    source: Arc<str>,
+    regex: regex_lite::Regex,
+}
+
+impl Pattern {
+    /// Compiles `source`; an error names what is wrong with it.
+    pub fn new(source: &str) -> Result<Self, String> {
+        let regex = regex_lite::Regex::new(source).map_err(|e| e.to_string())?;
+        Ok(Pattern {
+            source: source.into(),
+            regex,
+        })
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether `text` contains a match (JSON Schema semantics: not anchored).
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pattern({:?})", &*self.source)
+    }
+}
+
+impl Shape {
+    /// A shape of this kind, not nullable, with no description or bounds.
+    pub fn new(kind: Kind) -> Self {
+        Shape {
+            kind,
+            nullable: false,
+            description: None,
+            constraints: Constraints::default(),
+        }
+    }
+
+    /// Sets the description the model reads.
+    pub fn describe(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Applies bounds. Numeric and string bounds go to the innermost value
+    /// through `Option` and lists (`#[param(min = 1)] ids: Vec<u32>` bounds each
+    /// id); item bounds go to the outermost list.
+    pub fn constrain(mut self, constraints: Constraints) -> Self {
+        let Constraints {
+            minimum,
+            maximum,
+            min_length,
+            max_length,
+            pattern,
+            min_items,
+            max_items,
+        } = constraints;
+        if min_items.is_some() || max_items.is_some() {
+            self.constraints.min_items = min_items.or(self.constraints.min_items);
+            self.constraints.max_items = max_items.or(self.constraints.max_items);
+        }
+        let scalar = Constraints {
+            minimum,
+            maximum,
+            min_length,
+            max_length,
+            pattern,
+            ..Constraints::default()
+        };
+        if !scalar.is_empty() {
+            self.scalar_mut().merge_scalar(scalar);
+        }
+        self
+    }
+
+    fn scalar_mut(&mut self) -> &mut Shape {
+        match self.kind {
+            Kind::Array { ref mut items, .. } => items.scalar_mut(),
+            _ => self,
+        }
+    }
+
+    fn merge_scalar(&mut self, c: Constraints) {
+        let own = &mut self.constraints;
+        own.minimum = c.minimum.or(own.minimum.take());
+        own.maximum = c.maximum.or(own.maximum.take());
+        own.min_length = c.min_length.or(own.min_length);
+        own.max_length = c.max_length.or(own.max_length);
+        own.pattern = c.pattern.or(own.pattern.take());
+    }
+
+    /// The kind's name as JSON Schema spells it (`integer`, `array`, ...);
+    /// `any` for [`Kind::Any`].
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            Kind::String | Kind::Enum(_) => "string",
+            Kind::Boolean => "boolean",
+            Kind::Integer { .. } => "integer",
+            Kind::Number { .. } => "number",
+            Kind::Array { .. } => "array",
+            Kind::Map { .. } | Kind::Object(_) => "object",
+            Kind::Any => "any",
+        }
+    }
+
+    /// The smallest value the schema allows: the user's bound, or 0 for
+    /// unsigned integers.
+    pub(crate) fn effective_minimum(&self) -> Option<Number> {
+        match (&self.constraints.minimum, &self.kind) {
+            (Some(n), _) => Some(n.clone()),
+            (None, Kind::Integer { min: 0, .. }) => Some(Number::from(0u8)),
+            _ => None,
+        }
+    }
+
+    /// Renders the portable JSON Schema of SPEC section 3: no `$ref`, no
+    /// `$schema`, no title, nested types inlined, `Option` left out of
+    /// `required` rather than made `["T", "null"]`.
+    pub fn to_json_schema(&self) -> Value {
+        let mut out = Map::new();
+        if let Some(d) = &self.description {
+            out.insert("description".into(), Value::String(d.clone()));
+        }
+        let ty = |name: &str| Value::String(name.into());
+        match &self.kind {
+            Kind::Any => {}
+            Kind::String => {
+                out.insert("type".into(), ty("string"));
+            }
+            Kind::Boolean => {
+                out.insert("type".into(), ty("boolean"));
+            }
+            Kind::Integer { .. } => {
+                out.insert("type".into(), ty("integer"));
+            }
+            Kind::Number { .. } => {
+                out.insert("type".into(), ty("number"));
+            }
+            Kind::Enum(values) => {
+                out.insert("type".into(), ty("string"));
+                let values = values.iter().cloned().map(Value::String).collect();
+                out.insert("enum".into(), Value::Array(values));
+            }
+            Kind::Array { items, unique } => {
+                out.insert("type".into(), ty("array"));
+                out.insert("items".into(), items.to_json_schema());
+                if *unique {
+                    out.insert("uniqueItems".into(), Value::Bool(true));
+                }
+            }
+            Kind::Map { values } => {
+                out.insert("type".into(), ty("object"));
+                out.insert("additionalProperties".into(), values.to_json_schema());
+            }
+            Kind::Object(object) => {
+                out.insert("type".into(), ty("object"));
+                object.write_json_schema(&mut out);
+            }
+        }
+        self.write_constraints(&mut out);
+        if self.nullable
+            && let Some(Value::String(t)) = out.get("type").cloned()
+        {
+            // Only reached for nullable values that are not fields (fields
+            // express `Option` by leaving `required`), e.g. `Vec<Option<u8>>`.
+            out.insert("type".into(), serde_json::json!([t, "null"]));
+        }
+        Value::Object(out)
+    }
+
+    fn write_constraints(&self, out: &mut Map<String, Value>) {
+        let c = &self.constraints;
+        if let Some(n) = self.effective_minimum() {
+            out.insert("minimum".into(), Value::Number(n));
+        }
+        if let Some(n) = &c.maximum {
+            out.insert("maximum".into(), Value::Number(n.clone()));
+        }
+        let mut put = |key: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                out.insert(key.into(), Value::Number(v.into()));
+            }
+        };
+        put("minLength", c.min_length);
+        put("maxLength", c.max_length);
+        put("minItems", c.min_items);
+        put("maxItems", c.max_items);
+        if let Some(p) = &c.pattern {
+            out.insert("pattern".into(), Value::String(p.as_str().into()));
+        }
+    }
+}
+
+impl ObjectShape {
+    /// The field of this wire name.
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The object schema with `properties`, `required` and
+    /// `"additionalProperties": false`.
+    pub fn to_json_schema(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("type".into(), Value::String("object".into()));
+        self.write_json_schema(&mut out);
+        Value::Object(out)
+    }
+
+    fn write_json_schema(&self, out: &mut Map<String, Value>) {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for field in &self.fields {
+            let mut schema = field.shape.to_json_schema();
+            if field.shape.nullable
+                && let Some(obj) = schema.as_object_mut()
+                && let Some(Value::Array(types)) = obj.get("type").cloned()
+            {
+                // A field expresses `Option` by not being required.
+                obj.insert("type".into(), types[0].clone());
+            }
+            if let (Some(default), Some(obj)) = (&field.default, schema.as_object_mut()) {
+                obj.insert("default".into(), default.clone());
+            }
+            properties.insert(field.name.clone(), schema);
+            if field.presence == Presence::Required {
+                required.push(Value::String(field.name.clone()));
+            }
+        }
+        out.insert("properties".into(), Value::Object(properties));
+        out.insert("required".into(), Value::Array(required));
+        out.insert("additionalProperties".into(), Value::Bool(false));
+    }
+}
+
+impl Field {
+    /// A field whose presence follows from its shape: `Optional` when the
+    /// shape is nullable, `Defaulted` when `default` is set, else `Required`.
+    pub fn new(
+        name: impl Into<String>,
+        shape: Shape,
+        has_default: bool,
+        rust_type: &'static str,
+    ) -> Self {
+        let presence = if has_default {
+            Presence::Defaulted
+        } else if shape.nullable {
+            Presence::Optional
+        } else {
+            Presence::Required
+        };
+        Field {
+            name: name.into(),
+            shape,
+            presence,
+            default: None,
+            rust_type,
+        }
+    }
+
+    /// Records the default's JSON form, shown in the schema.
+    pub fn with_default_value(mut self, default: Option<Value>) -> Self {
+        self.default = default;
+        self
+    }
+}
+
+/// A type that can be a tool parameter: it knows its [`Shape`] and can be
+/// deserialized from the JSON the binder produces.
+///
+/// Implemented for `String`, `bool`, the integer and float types, `Option`,
+/// `Vec`, `HashSet`/`BTreeSet`, `HashMap`/`BTreeMap<String, T>`,
+/// `serde_json::Value`, and by `#[derive(ToolParam)]` for your own structs and
+/// unit-variant enums. Not for context the runtime injects (`ToolContext`,
+/// `State<T>`): those never appear in the schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "this type does not implement `ToolParam`",
+    note = "use a JSON-like type (String, bool, integers, floats, Option, Vec, sets, maps with String keys, serde_json::Value), or add `#[derive(ToolParam, Deserialize)]` to your struct or unit-variant enum"
+)]
+pub trait ToolParam: serde::de::DeserializeOwned {
+    /// This type's shape. Called once per tool, when its definition is built.
+    fn shape() -> Shape;
+}
+
+macro_rules! integer_params {
+    ($($t:ty),*) => {$(
+        impl ToolParam for $t {
+            fn shape() -> Shape {
+                Shape::new(Kind::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 })
+            }
+        }
+    )*};
+}
+integer_params!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+impl ToolParam for i128 {
+    fn shape() -> Shape {
+        Shape::new(Kind::Integer {
+            min: i128::MIN,
+            max: i128::MAX,
+        })
+    }
+}
+
+impl ToolParam for u128 {
+    fn shape() -> Shape {
+        Shape::new(Kind::Integer {
+            min: 0,
+            max: i128::MAX,
+        })
+    }
+}
+
+impl ToolParam for f64 {
+    fn shape() -> Shape {
+        Shape::new(Kind::Number { single: false })
+    }
+}
+
+impl ToolParam for f32 {
+    fn shape() -> Shape {
+        Shape::new(Kind::Number { single: true })
+    }
+}
+
+impl ToolParam for bool {
+    fn shape() -> Shape {
+        Shape::new(Kind::Boolean)
+    }
+}
+
+impl ToolParam for String {
+    fn shape() -> Shape {
+        Shape::new(Kind::String)
+    }
+}
+
+impl ToolParam for Value {
+    fn shape() -> Shape {
+        Shape::new(Kind::Any)
+    }
+}
+
+impl<T: ToolParam> ToolParam for Option<T> {
+    fn shape() -> Shape {
+        let mut shape = T::shape();
+        shape.nullable = true;
+        shape
+    }
+}
+
+fn array_of<T: ToolParam>(unique: bool) -> Shape {
+    Shape::new(Kind::Array {
+        items: Box::new(T::shape()),
+        unique,
+    })
+}
+
+impl<T: ToolParam> ToolParam for Vec<T> {
+    fn shape() -> Shape {
+        array_of::<T>(false)
+    }
+}
+
+impl<T: ToolParam + Eq + std::hash::Hash, S: std::hash::BuildHasher + Default> ToolParam
+    for HashSet<T, S>
+{
+    fn shape() -> Shape {
+        array_of::<T>(true)
+    }
+}
+
+impl<T: ToolParam + Ord> ToolParam for BTreeSet<T> {
+    fn shape() -> Shape {
+        array_of::<T>(true)
+    }
+}
+
+fn map_of<T: ToolParam>() -> Shape {
+    Shape::new(Kind::Map {
+        values: Box::new(T::shape()),
+    })
+}
+
+impl<T: ToolParam, S: std::hash::BuildHasher + Default> ToolParam for HashMap<String, T, S> {
+    fn shape() -> Shape {
+        map_of::<T>()
+    }
+}
+
+impl<T: ToolParam> ToolParam for BTreeMap<String, T> {
+    fn shape() -> Shape {
+        map_of::<T>()
+    }
+}
+
+impl<T: ToolParam> ToolParam for Box<T> {
+    fn shape() -> Shape {
+        T::shape()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unsigned_integers_have_minimum_zero() {
+        assert_eq!(
+            u32::shape().to_json_schema(),
+            json!({"type": "integer", "minimum": 0})
+        );
+        assert_eq!(i64::shape().to_json_schema(), json!({"type": "integer"}));
+    }
+
+    #[test]
+    fn numeric_bounds_reach_list_elements_and_item_bounds_the_list() {
+        let shape = Vec::<u32>::shape().constrain(Constraints {
+            minimum: Some(1.into()),
+            max_items: Some(3),
+            ..Constraints::default()
+        });
+        assert_eq!(
+            shape.to_json_schema(),
+            json!({"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 3})
+        );
+    }
+
+    #[test]
+    fn option_fields_are_left_out_of_required() {
+        let object = ObjectShape {
+            fields: vec![
+                Field::new("a", String::shape().describe("A"), false, "String"),
+                Field::new(
+                    "b",
+                    Option::<u8>::shape().describe("B"),
+                    false,
+                    "Option<u8>",
+                ),
+                Field::new("c", bool::shape().describe("C"), true, "bool")
+                    .with_default_value(Some(json!(true))),
+            ],
+        };
+        assert_eq!(
+            object.to_json_schema(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "string", "description": "A"},
+                    "b": {"type": "integer", "minimum": 0, "description": "B"},
+                    "c": {"type": "boolean", "description": "C", "default": true},
+                },
+                "required": ["a"],
+                "additionalProperties": false,
+            })
+        );
+    }
+
+    #[test]
+    fn nullable_elements_admit_null() {
+        assert_eq!(
+            Vec::<Option<bool>>::shape().to_json_schema(),
+            json!({"type": "array", "items": {"type": ["boolean", "null"]}})
+        );
+    }
+
+    #[test]
+    fn sets_are_unique_and_maps_have_additional_properties() {
+        assert_eq!(
+            BTreeSet::<String>::shape().to_json_schema(),
+            json!({"type": "array", "items": {"type": "string"}, "uniqueItems": true})
+        );
+        assert_eq!(
+            HashMap::<String, f64>::shape().to_json_schema(),
+            json!({"type": "object", "additionalProperties": {"type": "number"}})
+        );
+    }
+}
