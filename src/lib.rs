@@ -1,1 +1,3 @@
-//! End-to-end tests and examples of the tool workspace live in tests/ and examples/.
+//! The workspace's own package: it owns `examples/` and `tests/`, and runs
+//! the README's examples as doctests.
+#![doc = include_str!("../README.md")]

@@ -35,7 +35,8 @@ pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
                 ..
             }) = &nv.value
         {
-            for line in s.value().lines() {
+            // `split`, not `lines`: an empty `///` line must stay a blank line.
+            for line in s.value().split('\n') {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
@@ -165,6 +166,20 @@ mod tests {
         assert_eq!(docs.arguments["root"], "Only search below this folder");
         assert_eq!(docs.arguments["limit"], "At most this many");
         assert!(!docs.arguments.contains_key("x"));
+    }
+
+    #[test]
+    fn blank_doc_lines_separate_paragraphs() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// First paragraph.
+            ///
+            /// Second paragraph.
+            fn f() {}
+        };
+        assert_eq!(
+            parse(&item.attrs).description.as_deref(),
+            Some("First paragraph.\n\nSecond paragraph.")
+        );
     }
 
     #[test]

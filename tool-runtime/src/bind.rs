@@ -717,17 +717,25 @@ pub(crate) fn expected(shape: &Shape) -> String {
         Kind::String => "a string".to_owned(),
         Kind::Boolean => "true or false".to_owned(),
         Kind::Integer { min, max } => {
+            // A type's own limit is worth saying only when it is narrow
+            // (an `u8`'s 255, not an `u64`'s 18446744073709551615).
+            const WIDE: i128 = 1 << 53;
             let lo = c
                 .minimum
                 .as_ref()
                 .map(ToString::to_string)
-                .unwrap_or_else(|| min.to_string());
+                .or_else(|| (*min > -WIDE).then(|| min.to_string()));
             let hi = c
                 .maximum
                 .as_ref()
                 .map(ToString::to_string)
-                .unwrap_or_else(|| max.to_string());
-            format!("an integer from {lo} to {hi}")
+                .or_else(|| (*max < WIDE).then(|| max.to_string()));
+            match (lo, hi) {
+                (Some(lo), Some(hi)) => format!("an integer from {lo} to {hi}"),
+                (Some(lo), None) => format!("an integer of at least {lo}"),
+                (None, Some(hi)) => format!("an integer of at most {hi}"),
+                (None, None) => "an integer".to_owned(),
+            }
         }
         Kind::Number { single } => {
             let mut s = "a number".to_owned();
