@@ -73,14 +73,23 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
     }
 }
 
-/// `#[param(crate = "path")]` on the type, else `::tool_runtime`.
+/// `#[param(crate = path)]` (or `crate = "path"`) on the type, else
+/// `::tool_runtime`.
 fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
     for attr in attrs.iter().filter(|a| a.path().is_ident("param")) {
         let mut path = None;
         let _ = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
-                let lit: syn::LitStr = meta.value()?.parse()?;
-                path = lit.parse::<syn::Path>().ok();
+                path = match meta.value()?.parse::<syn::Expr>()? {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => s.parse().ok(),
+                    syn::Expr::Path(p) => Some(p.path),
+                    _ => None,
+                };
+            } else {
+                skip_value(&meta)?;
             }
             Ok(())
         });

@@ -1,0 +1,293 @@
+//! The registry end to end: registration, defaults, missing arguments,
+//! unknown tools, tool errors, return values, state and context.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::Serialize;
+use serde_json::json;
+use tool_runtime::{
+    ErrorCode, Outcome, RegistryError, State, Tool, ToolContext, ToolError, ToolParam,
+    ToolRegistry, tool,
+};
+
+/// Counts how often `greet` actually ran; the test keeps a second handle.
+#[derive(Clone, Default)]
+struct Runs(Arc<AtomicUsize>);
+
+impl Runs {
+    fn record(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Greet someone, counting the greetings.
+#[tool]
+async fn greet(
+    #[param(description = "Who to greet")] name: String,
+    #[param(description = "The greeting word", default = "Hello")] greeting: String,
+    #[param(description = "How many exclamation marks", default = 1, max = 5)] excitement: u8,
+    #[param(description = "Add a title before the name")] title: Option<String>,
+    runs: State<Runs>,
+) -> String {
+    runs.record();
+    let title = title.map(|t| format!("{t} ")).unwrap_or_default();
+    format!(
+        "{greeting}, {title}{name}{}",
+        "!".repeat(excitement as usize)
+    )
+}
+
+/// Divide two numbers.
+#[tool]
+fn divide(
+    #[param(description = "The dividend")] a: f64,
+    #[param(description = "The divisor")] b: f64,
+) -> Result<f64, ToolError> {
+    if b == 0.0 {
+        return Err(ToolError::new(
+            "cannot divide by zero; pass a non-zero divisor",
+        ));
+    }
+    Ok(a / b)
+}
+
+/// A summary of some numbers.
+#[derive(Serialize, serde::Deserialize, ToolParam)]
+struct Stats {
+    /// How many numbers there were.
+    count: usize,
+    /// Their sum.
+    sum: i64,
+}
+
+/// Sum a list of integers.
+#[tool(strict)]
+async fn summarize(#[param(description = "The numbers")] numbers: Vec<i64>) -> Stats {
+    Stats {
+        count: numbers.len(),
+        sum: numbers.iter().sum(),
+    }
+}
+
+/// Report the id of the current call.
+#[tool(name = "who-am-i")]
+async fn whoami(ctx: ToolContext) -> String {
+    format!("{} in {}", ctx.call_id(), ctx.tool_name())
+}
+
+fn registry() -> (ToolRegistry, Runs) {
+    let runs = Runs::default();
+    let mut registry = ToolRegistry::new().with_state(runs.clone());
+    registry
+        .register(Greet)
+        .unwrap()
+        .register(Divide)
+        .unwrap()
+        .register(Summarize)
+        .unwrap()
+        .register(Whoami)
+        .unwrap();
+    (registry, runs)
+}
+
+#[tokio::test]
+async fn defaults_fill_absent_parameters() {
+    let (registry, _) = registry();
+    let result = registry.call("greet", json!({"name": "Ada"})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), "Hello, Ada!");
+    assert!(result.warnings.is_empty());
+    assert_eq!(result.outcome, Outcome::Success);
+    assert_eq!(
+        result.structured_content, None,
+        "text results carry no structured content"
+    );
+}
+
+#[tokio::test]
+async fn provided_values_override_defaults() {
+    let (registry, _) = registry();
+    let result = registry
+        .call(
+            "greet",
+            json!({"name": "Ada", "greeting": "Hi", "excitement": 3, "title": "Dr."}),
+        )
+        .await;
+    assert_eq!(result.text(), "Hi, Dr. Ada!!!");
+}
+
+#[tokio::test]
+async fn missing_required_arguments_keep_the_tool_from_running() {
+    let (registry, runs) = registry();
+    let result = registry.call("greet", json!({"excitement": 9})).await;
+    assert!(result.is_error);
+    assert_eq!(result.outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        result.error_codes(),
+        ["missing_required:name", "out_of_range:excitement"]
+    );
+    let text = result.text();
+    assert!(
+        text.starts_with("The tool `greet` was not run: its arguments have 2 problems."),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("Correct the arguments and call `greet` again."),
+        "{text}"
+    );
+    assert_eq!(runs.count(), 0);
+}
+
+#[tokio::test]
+async fn a_refused_call_never_reaches_the_function() {
+    let (registry, runs) = registry();
+    for bad in [
+        json!({}),
+        json!({"name": {"first": "Ada"}}),
+        json!({"name": "Ada", "excitement": 6}),
+        json!({"name": null}),
+        json!([1, 2]),
+    ] {
+        assert!(registry.call("greet", bad).await.is_error);
+    }
+    assert_eq!(runs.count(), 0);
+    assert!(
+        !registry
+            .call("greet", json!({"name": "Ada"}))
+            .await
+            .is_error
+    );
+    assert_eq!(runs.count(), 1);
+}
+
+#[tokio::test]
+async fn unknown_tools_name_the_available_ones() {
+    let (registry, _) = registry();
+    let result = registry.call("great", json!({})).await;
+    assert!(result.is_error);
+    assert_eq!(result.outcome, Outcome::UnknownTool);
+    assert_eq!(result.errors[0].code, ErrorCode::UnknownTool);
+    assert_eq!(result.error_codes(), ["unknown_tool:great"]);
+    let text = result.text();
+    assert!(text.contains("Did you mean `greet`?"), "{text}");
+    assert!(
+        text.contains("`greet`, `divide`, `summarize`, `who-am-i`"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn an_err_becomes_an_error_result_with_its_message() {
+    let (registry, _) = registry();
+    let result = registry.call("divide", json!({"a": 1, "b": 0})).await;
+    assert!(result.is_error);
+    assert_eq!(result.outcome, Outcome::ToolFailed);
+    assert_eq!(
+        result.text(),
+        "cannot divide by zero; pass a non-zero divisor"
+    );
+    assert!(
+        result.errors.is_empty(),
+        "a tool failure is not an argument error"
+    );
+
+    let ok = registry.call("divide", json!({"a": 1, "b": 4})).await;
+    assert_eq!(ok.text(), "0.25");
+    assert_eq!(ok.structured_content, Some(json!(0.25)));
+}
+
+#[tokio::test]
+async fn serialize_results_are_json_text_and_structured_content() {
+    let (registry, _) = registry();
+    let result = registry
+        .call("summarize", json!({"numbers": [1, 2, 3]}))
+        .await;
+    assert_eq!(result.text(), r#"{"count":3,"sum":6}"#);
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"count": 3, "sum": 6}))
+    );
+    assert_eq!(
+        Summarize.definition().output_schema().unwrap()["properties"]["sum"]["type"],
+        "integer",
+        "a structured return type advertises its schema"
+    );
+    assert!(Greet.definition().output_schema().is_none());
+}
+
+#[tokio::test]
+async fn a_strict_tool_refuses_what_lenient_mode_would_coerce() {
+    let (registry, _) = registry();
+    let result = registry
+        .call("summarize", json!({"numbers": ["1", 2]}))
+        .await;
+    assert_eq!(result.error_codes(), ["type_mismatch:numbers[0]"]);
+    let lenient = registry
+        .call("greet", json!({"name": "Ada", "excitement": "2"}))
+        .await;
+    assert_eq!(lenient.text(), "Hello, Ada!!");
+}
+
+#[tokio::test]
+async fn raw_argument_text_is_accepted() {
+    let (registry, _) = registry();
+    let result = registry.call("divide", r#"{"a": 9, "b": 3}"#).await;
+    assert_eq!(result.text(), "3.0");
+    let bad = registry.call("divide", r#"{"a": 9,"#).await;
+    assert_eq!(bad.error_codes(), ["json_parse_error"]);
+}
+
+#[tokio::test]
+async fn oversized_raw_arguments_are_refused() {
+    let mut registry = ToolRegistry::new().with_max_argument_bytes(16);
+    registry.register(Divide).unwrap();
+    let result = registry
+        .call("divide", r#"{"a": 1, "b": 2, "c": "0123456789"}"#)
+        .await;
+    assert_eq!(result.error_codes(), ["arguments_too_large"]);
+}
+
+#[tokio::test]
+async fn the_context_carries_the_call_id_and_tool_name() {
+    let (registry, _) = registry();
+    let call = tool_runtime::ToolCall::new("who-am-i", json!({})).with_id("toolu_42");
+    let result = registry.call_one(call).await;
+    assert_eq!(result.text(), "toolu_42 in who-am-i");
+    assert_eq!(result.call_id.as_deref(), Some("toolu_42"));
+    assert!(
+        Whoami.definition().params().fields.is_empty(),
+        "the context is not a parameter"
+    );
+}
+
+#[test]
+fn duplicate_names_are_an_error() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Divide).unwrap();
+    assert_eq!(
+        registry.register(Divide).err(),
+        Some(RegistryError::DuplicateName("divide".into()))
+    );
+    assert_eq!(registry.len(), 1);
+}
+
+#[test]
+fn missing_state_is_an_error_at_registration() {
+    let mut registry = ToolRegistry::new();
+    let err = registry.register(Greet).err().expect("Runs is missing");
+    assert!(
+        matches!(err, RegistryError::MissingState { ref tool, type_name } if tool == "greet" && type_name.ends_with("Runs"))
+    );
+    assert!(err.to_string().contains("with_state"), "{err}");
+    assert!(registry.is_empty());
+}
+
+#[test]
+fn the_function_stays_callable_as_written() {
+    assert_eq!(divide(1.0, 2.0).unwrap(), 0.5);
+}
