@@ -224,6 +224,11 @@ impl ToolRegistry {
         self
     }
 
+    /// The shared state of type `T`, if the registry holds one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<crate::State<T>> {
+        self.states.get::<T>()
+    }
+
     /// Adds a tool. Fails on a duplicate name, an invalid name, or state
     /// the tool needs and the registry does not hold.
     pub fn register(&mut self, tool: impl Tool) -> Result<&mut Self, RegistryError> {

@@ -320,7 +320,22 @@ impl Cancellation {
 
 /// Shared state a tool takes as a parameter (`db: State<Pool>`); the registry
 /// holds one value per type, added with [`crate::ToolRegistry::with_state`].
-pub struct State<T: ?Sized>(pub Arc<T>);
+///
+/// It dereferences to `T`, so `state.field` and `state.method()` reach the
+/// value directly.
+pub struct State<T: ?Sized>(Arc<T>);
+
+impl<T: ?Sized> State<T> {
+    /// Wraps shared state.
+    pub fn new(value: Arc<T>) -> Self {
+        State(value)
+    }
+
+    /// The shared handle, to keep the state beyond the call.
+    pub fn arc(&self) -> &Arc<T> {
+        &self.0
+    }
+}
 
 impl<T: ?Sized> Clone for State<T> {
     fn clone(&self) -> Self {

@@ -1,0 +1,249 @@
+//! Dispatch: concurrency with order kept, sequential tools, time limits,
+//! panics and cancellation. Time is Tokio's paused clock, so these tests
+//! measure virtual time and are exact on a busy machine.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::time::Instant;
+use tool_runtime::{Cancellation, Outcome, State, ToolCall, ToolContext, ToolRegistry, tool};
+
+/// Tracks how many calls run at once, and the most that ever did.
+#[derive(Default)]
+struct InFlight {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl InFlight {
+    async fn during<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+        let out = work.await;
+        self.now.fetch_sub(1, Ordering::SeqCst);
+        out
+    }
+
+    fn peak(&self) -> usize {
+        self.peak.load(Ordering::SeqCst)
+    }
+}
+
+/// Wait, then answer with the label.
+#[tool]
+async fn wait(
+    #[param(description = "What to answer")] label: String,
+    #[param(description = "How long to wait, in milliseconds")] millis: u64,
+    flight: State<InFlight>,
+) -> String {
+    flight
+        .during(tokio::time::sleep(Duration::from_millis(millis)))
+        .await;
+    label
+}
+
+/// Wait alone, never beside another call.
+#[tool(sequential)]
+async fn wait_alone(
+    #[param(description = "What to answer")] label: String,
+    #[param(description = "How long to wait, in milliseconds")] millis: u64,
+    flight: State<InFlight>,
+) -> String {
+    flight
+        .during(tokio::time::sleep(Duration::from_millis(millis)))
+        .await;
+    label
+}
+
+/// Always panic.
+#[tool]
+async fn explode(#[param(description = "The panic message")] message: String) -> String {
+    panic!("{message}")
+}
+
+/// Start background work that stops when the call is cancelled, then hang.
+#[tool]
+async fn hang(ctx: ToolContext, stopped: State<Stopped>) -> String {
+    let stopped = stopped.arc().clone();
+    tokio::spawn(async move {
+        ctx.cancellation().cancelled().await;
+        stopped.0.fetch_add(1, Ordering::SeqCst);
+    });
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+/// Counts background work that saw its call's cancellation.
+#[derive(Default)]
+struct Stopped(AtomicUsize);
+
+fn registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new()
+        .with_concurrency(16)
+        .with_timeout(Some(Duration::from_secs(5)))
+        .with_state(InFlight::default())
+        .with_state(Stopped::default());
+    registry
+        .register(Wait)
+        .unwrap()
+        .register(WaitAlone)
+        .unwrap()
+        .register(Explode)
+        .unwrap()
+        .register(Hang)
+        .unwrap();
+    registry
+}
+
+fn wait_call(tool: &str, i: usize, millis: u64) -> ToolCall {
+    ToolCall::new(tool, json!({"label": format!("r{i}"), "millis": millis}))
+        .with_id(format!("id{i}"))
+}
+
+fn peak(registry: &ToolRegistry) -> usize {
+    registry
+        .state::<InFlight>()
+        .expect("the registry holds InFlight")
+        .peak()
+}
+
+fn stopped(registry: &ToolRegistry) -> usize {
+    registry
+        .state::<Stopped>()
+        .expect("the registry holds Stopped")
+        .0
+        .load(Ordering::SeqCst)
+}
+
+#[tokio::test(start_paused = true)]
+async fn ten_calls_of_one_message_run_concurrently_and_keep_their_order() {
+    let registry = registry();
+    // Later calls are shorter, so they finish first.
+    let calls: Vec<_> = (0..10)
+        .map(|i| wait_call("wait", i, 200 - 10 * i as u64))
+        .collect();
+    let start = Instant::now();
+    let results = registry.call_all(calls).await;
+    let elapsed = start.elapsed();
+    assert!(
+        elapsed < Duration::from_millis(250),
+        "took {elapsed:?} of virtual time"
+    );
+    assert_eq!(peak(&registry), 10, "all ten ran at once");
+    let labels: Vec<_> = results.iter().map(|r| r.text()).collect();
+    assert_eq!(labels, (0..10).map(|i| format!("r{i}")).collect::<Vec<_>>());
+    let ids: Vec<_> = results.iter().map(|r| r.call_id.clone().unwrap()).collect();
+    assert_eq!(ids, (0..10).map(|i| format!("id{i}")).collect::<Vec<_>>());
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_concurrency_limit_is_respected() {
+    let registry = registry().with_concurrency(3);
+    let calls: Vec<_> = (0..9).map(|i| wait_call("wait", i, 100)).collect();
+    let start = Instant::now();
+    let results = registry.call_all(calls).await;
+    assert!(results.iter().all(|r| !r.is_error));
+    assert_eq!(peak(&registry), 3);
+    assert!(start.elapsed() >= Duration::from_millis(300));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_sequential_tool_never_overlaps_another_call() {
+    let registry = registry();
+    let calls = vec![
+        wait_call("wait", 0, 100),
+        wait_call("wait_alone", 1, 100),
+        wait_call("wait", 2, 100),
+        wait_call("wait_alone", 3, 100),
+    ];
+    let start = Instant::now();
+    let results = registry.call_all(calls).await;
+    assert_eq!(
+        results.iter().map(|r| r.text()).collect::<Vec<_>>(),
+        ["r0", "r1", "r2", "r3"]
+    );
+    assert_eq!(peak(&registry), 1, "no two calls overlapped");
+    assert!(start.elapsed() >= Duration::from_millis(400));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_tool_times_out_and_the_registry_keeps_serving() {
+    let registry = registry().with_timeout(Some(Duration::from_secs(1)));
+    let result = registry
+        .call("wait", json!({"label": "late", "millis": 60_000}))
+        .await;
+    assert!(result.is_error);
+    assert_eq!(result.outcome, Outcome::TimedOut);
+    assert!(
+        result.text().contains("did not finish within 1 seconds"),
+        "{}",
+        result.text()
+    );
+    let next = registry
+        .call("wait", json!({"label": "fine", "millis": 10}))
+        .await;
+    assert_eq!(next.text(), "fine");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_out_tool_sees_its_cancellation() {
+    let registry = registry().with_timeout(Some(Duration::from_millis(100)));
+    let result = registry.call("hang", json!({})).await;
+    assert_eq!(result.outcome, Outcome::TimedOut);
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    assert_eq!(
+        stopped(&registry),
+        1,
+        "the tool's background work was told to stop"
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_tool_is_an_error_result() {
+    let registry = registry();
+    let results = registry
+        .call_all(vec![
+            ToolCall::new("explode", json!({"message": "boom"})).with_id("a"),
+            wait_call("wait", 1, 1),
+        ])
+        .await;
+    assert!(results[0].is_error);
+    assert_eq!(results[0].outcome, Outcome::Panicked);
+    assert!(results[0].text().contains("boom"), "{}", results[0].text());
+    assert_eq!(
+        results[1].text(),
+        "r1",
+        "the other call of the message still ran"
+    );
+    let again = registry
+        .call("wait", json!({"label": "still here", "millis": 1}))
+        .await;
+    assert_eq!(again.text(), "still here");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cancelled_call_is_an_error_result() {
+    let registry = registry();
+    let cancellation = Cancellation::new();
+    let call = registry.call_cancellable(wait_call("wait", 0, 10_000), &cancellation);
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancellation.cancel();
+    };
+    let (result, ()) = tokio::join!(call, cancel);
+    assert!(result.is_error);
+    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert!(result.text().contains("cancelled"), "{}", result.text());
+
+    let cancellation = Cancellation::new();
+    let call = registry.call_cancellable(ToolCall::new("hang", json!({})), &cancellation);
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancellation.cancel();
+    };
+    let (result, ()) = tokio::join!(call, cancel);
+    assert_eq!(result.outcome, Outcome::Cancelled);
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    assert_eq!(stopped(&registry), 1);
+}
