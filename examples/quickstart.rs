@@ -20,21 +20,12 @@ impl Workspace {
     fn sample() -> Self {
         let files = [
             ("Cargo.toml", "[workspace]\nmembers = [\"app\"]\n"),
-            (
-                "app/src/main.rs",
-                "fn main() {\n    println!(\"hello\");\n}\n",
-            ),
-            (
-                "app/src/lib.rs",
-                "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
-            ),
+            ("app/src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n"),
+            ("app/src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"),
             ("README.md", "# Demo\n"),
         ];
         Workspace {
-            files: files
-                .iter()
-                .map(|(p, c)| (p.to_string(), c.to_string()))
-                .collect(),
+            files: files.iter().map(|(p, c)| (p.to_string(), c.to_string())).collect(),
         }
     }
 }
@@ -58,11 +49,7 @@ async fn search_files(
     workspace: State<Workspace>,
 ) -> Vec<String> {
     let fold = |s: &str| {
-        if case_sensitive {
-            s.to_owned()
-        } else {
-            s.to_lowercase()
-        }
+        if case_sensitive { s.to_owned() } else { s.to_lowercase() }
     };
     let pattern = fold(&pattern);
     workspace
@@ -90,9 +77,10 @@ async fn read_file(
     #[param(default = 200, min = 1)] max_lines: usize,
     workspace: State<Workspace>,
 ) -> Result<String, ToolError> {
-    let text = workspace.files.get(&path).ok_or_else(|| {
-        ToolError::new(format!("no file at `{path}`; use search_files to find one"))
-    })?;
+    let text = workspace
+        .files
+        .get(&path)
+        .ok_or_else(|| ToolError::new(format!("no file at `{path}`; use search_files to find one")))?;
     Ok(text.lines().take(max_lines).collect::<Vec<_>>().join("\n"))
 }
 
@@ -170,10 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .register(ReadFile)?
         .register(FileIssue)?;
 
-    let definitions: Vec<_> = registry
-        .definitions()
-        .map(|d| d.render(Format::Anthropic))
-        .collect();
+    let definitions: Vec<_> = registry.definitions().map(|d| d.render(Format::Anthropic)).collect();
     println!("== Tool definitions (Anthropic `tools`) ==");
     println!("{}", serde_json::to_string_pretty(&definitions)?);
 

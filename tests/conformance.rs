@@ -20,24 +20,15 @@ fn cases_path() -> PathBuf {
 fn code_set(value: &Value) -> BTreeSet<String> {
     value
         .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        })
+        .map(|items| items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
         .unwrap_or_default()
 }
 
 #[tokio::test]
 async fn every_conformance_case_binds_as_specified() {
     let path = cases_path();
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read the conformance cases at {}: {e}",
-            path.display()
-        )
-    });
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read the conformance cases at {}: {e}", path.display()));
     let mut lenient = ToolRegistry::new();
     lenient.register(Probe).unwrap();
     let mut strict = ToolRegistry::new().strict();
@@ -89,11 +80,7 @@ async fn every_conformance_case_binds_as_specified() {
         }
         count += 1;
     }
-    assert!(
-        count > 0,
-        "no conformance cases were found in {}",
-        path.display()
-    );
+    assert!(count > 0, "no conformance cases were found in {}", path.display());
     assert!(
         failures.is_empty(),
         "{} of {count} conformance cases failed:\n{}",

@@ -37,9 +37,7 @@ async fn wait(
     #[param(description = "How long to wait, in milliseconds")] millis: u64,
     flight: State<InFlight>,
 ) -> String {
-    flight
-        .during(tokio::time::sleep(Duration::from_millis(millis)))
-        .await;
+    flight.during(tokio::time::sleep(Duration::from_millis(millis))).await;
     label
 }
 
@@ -50,9 +48,7 @@ async fn wait_alone(
     #[param(description = "How long to wait, in milliseconds")] millis: u64,
     flight: State<InFlight>,
 ) -> String {
-    flight
-        .during(tokio::time::sleep(Duration::from_millis(millis)))
-        .await;
+    flight.during(tokio::time::sleep(Duration::from_millis(millis))).await;
     label
 }
 
@@ -97,8 +93,7 @@ fn registry() -> ToolRegistry {
 }
 
 fn wait_call(tool: &str, i: usize, millis: u64) -> ToolCall {
-    ToolCall::new(tool, json!({"label": format!("r{i}"), "millis": millis}))
-        .with_id(format!("id{i}"))
+    ToolCall::new(tool, json!({"label": format!("r{i}"), "millis": millis})).with_id(format!("id{i}"))
 }
 
 fn peak(registry: &ToolRegistry) -> usize {
@@ -120,16 +115,11 @@ fn stopped(registry: &ToolRegistry) -> usize {
 async fn ten_calls_of_one_message_run_concurrently_and_keep_their_order() {
     let registry = registry();
     // Later calls are shorter, so they finish first.
-    let calls: Vec<_> = (0..10)
-        .map(|i| wait_call("wait", i, 200 - 10 * i as u64))
-        .collect();
+    let calls: Vec<_> = (0..10).map(|i| wait_call("wait", i, 200 - 10 * i as u64)).collect();
     let start = Instant::now();
     let results = registry.call_all(calls).await;
     let elapsed = start.elapsed();
-    assert!(
-        elapsed < Duration::from_millis(250),
-        "took {elapsed:?} of virtual time"
-    );
+    assert!(elapsed < Duration::from_millis(250), "took {elapsed:?} of virtual time");
     assert_eq!(peak(&registry), 10, "all ten ran at once");
     let labels: Vec<_> = results.iter().map(|r| r.text()).collect();
     assert_eq!(labels, (0..10).map(|i| format!("r{i}")).collect::<Vec<_>>());
@@ -170,9 +160,7 @@ async fn a_sequential_tool_never_overlaps_another_call() {
 #[tokio::test(start_paused = true)]
 async fn a_slow_tool_times_out_and_the_registry_keeps_serving() {
     let registry = registry().with_timeout(Some(Duration::from_secs(1)));
-    let result = registry
-        .call("wait", json!({"label": "late", "millis": 60_000}))
-        .await;
+    let result = registry.call("wait", json!({"label": "late", "millis": 60_000})).await;
     assert!(result.is_error);
     assert_eq!(result.outcome, Outcome::TimedOut);
     assert!(
@@ -180,9 +168,7 @@ async fn a_slow_tool_times_out_and_the_registry_keeps_serving() {
         "{}",
         result.text()
     );
-    let next = registry
-        .call("wait", json!({"label": "fine", "millis": 10}))
-        .await;
+    let next = registry.call("wait", json!({"label": "fine", "millis": 10})).await;
     assert_eq!(next.text(), "fine");
 }
 
@@ -192,11 +178,7 @@ async fn a_timed_out_tool_sees_its_cancellation() {
     let result = registry.call("hang", json!({})).await;
     assert_eq!(result.outcome, Outcome::TimedOut);
     tokio::time::sleep(Duration::from_millis(1)).await;
-    assert_eq!(
-        stopped(&registry),
-        1,
-        "the tool's background work was told to stop"
-    );
+    assert_eq!(stopped(&registry), 1, "the tool's background work was told to stop");
 }
 
 #[tokio::test]
@@ -211,14 +193,8 @@ async fn a_panicking_tool_is_an_error_result() {
     assert!(results[0].is_error);
     assert_eq!(results[0].outcome, Outcome::Panicked);
     assert!(results[0].text().contains("boom"), "{}", results[0].text());
-    assert_eq!(
-        results[1].text(),
-        "r1",
-        "the other call of the message still ran"
-    );
-    let again = registry
-        .call("wait", json!({"label": "still here", "millis": 1}))
-        .await;
+    assert_eq!(results[1].text(), "r1", "the other call of the message still ran");
+    let again = registry.call("wait", json!({"label": "still here", "millis": 1})).await;
     assert_eq!(again.text(), "still here");
 }
 

@@ -50,10 +50,7 @@ async fn sort_numbers(
         numbers.reverse();
     }
     let limit = limit.map_or(numbers.len(), |l| l as usize);
-    ::core::result::Result::Ok(::std::format!(
-        "{label}: {:?}",
-        &numbers[..limit.min(numbers.len())]
-    ))
+    ::core::result::Result::Ok(::std::format!("{label}: {:?}", &numbers[..limit.min(numbers.len())]))
 }
 
 #[test]

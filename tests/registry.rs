@@ -7,8 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde::Serialize;
 use serde_json::json;
 use tool_runtime::{
-    ErrorCode, Outcome, RegistryError, State, Tool, ToolContext, ToolError, ToolParam,
-    ToolRegistry, tool,
+    ErrorCode, Outcome, RegistryError, State, Tool, ToolContext, ToolError, ToolParam, ToolRegistry, tool,
 };
 
 /// Counts how often `greet` actually ran; the test keeps a second handle.
@@ -36,10 +35,7 @@ async fn greet(
 ) -> String {
     runs.record();
     let title = title.map(|t| format!("{t} ")).unwrap_or_default();
-    format!(
-        "{greeting}, {title}{name}{}",
-        "!".repeat(excitement as usize)
-    )
+    format!("{greeting}, {title}{name}{}", "!".repeat(excitement as usize))
 }
 
 /// Divide two numbers.
@@ -49,9 +45,7 @@ fn divide(
     #[param(description = "The divisor")] b: f64,
 ) -> Result<f64, ToolError> {
     if b == 0.0 {
-        return Err(ToolError::new(
-            "cannot divide by zero; pass a non-zero divisor",
-        ));
+        return Err(ToolError::new("cannot divide by zero; pass a non-zero divisor"));
     }
     Ok(a / b)
 }
@@ -156,12 +150,7 @@ async fn a_refused_call_never_reaches_the_function() {
         assert!(registry.call("greet", bad).await.is_error);
     }
     assert_eq!(runs.count(), 0);
-    assert!(
-        !registry
-            .call("greet", json!({"name": "Ada"}))
-            .await
-            .is_error
-    );
+    assert!(!registry.call("greet", json!({"name": "Ada"})).await.is_error);
     assert_eq!(runs.count(), 1);
 }
 
@@ -175,10 +164,7 @@ async fn unknown_tools_name_the_available_ones() {
     assert_eq!(result.error_codes(), ["unknown_tool:great"]);
     let text = result.text();
     assert!(text.contains("Did you mean `greet`?"), "{text}");
-    assert!(
-        text.contains("`greet`, `divide`, `summarize`, `who-am-i`"),
-        "{text}"
-    );
+    assert!(text.contains("`greet`, `divide`, `summarize`, `who-am-i`"), "{text}");
 }
 
 #[tokio::test]
@@ -187,14 +173,8 @@ async fn an_err_becomes_an_error_result_with_its_message() {
     let result = registry.call("divide", json!({"a": 1, "b": 0})).await;
     assert!(result.is_error);
     assert_eq!(result.outcome, Outcome::ToolFailed);
-    assert_eq!(
-        result.text(),
-        "cannot divide by zero; pass a non-zero divisor"
-    );
-    assert!(
-        result.errors.is_empty(),
-        "a tool failure is not an argument error"
-    );
+    assert_eq!(result.text(), "cannot divide by zero; pass a non-zero divisor");
+    assert!(result.errors.is_empty(), "a tool failure is not an argument error");
 
     let ok = registry.call("divide", json!({"a": 1, "b": 4})).await;
     assert_eq!(ok.text(), "0.25");
@@ -204,14 +184,9 @@ async fn an_err_becomes_an_error_result_with_its_message() {
 #[tokio::test]
 async fn serialize_results_are_json_text_and_structured_content() {
     let (registry, _) = registry();
-    let result = registry
-        .call("summarize", json!({"numbers": [1, 2, 3]}))
-        .await;
+    let result = registry.call("summarize", json!({"numbers": [1, 2, 3]})).await;
     assert_eq!(result.text(), r#"{"count":3,"sum":6}"#);
-    assert_eq!(
-        result.structured_content,
-        Some(json!({"count": 3, "sum": 6}))
-    );
+    assert_eq!(result.structured_content, Some(json!({"count": 3, "sum": 6})));
     assert_eq!(
         Summarize.definition().output_schema().unwrap()["properties"]["sum"]["type"],
         "integer",
@@ -223,13 +198,9 @@ async fn serialize_results_are_json_text_and_structured_content() {
 #[tokio::test]
 async fn a_strict_tool_refuses_what_lenient_mode_would_coerce() {
     let (registry, _) = registry();
-    let result = registry
-        .call("summarize", json!({"numbers": ["1", 2]}))
-        .await;
+    let result = registry.call("summarize", json!({"numbers": ["1", 2]})).await;
     assert_eq!(result.error_codes(), ["type_mismatch:numbers[0]"]);
-    let lenient = registry
-        .call("greet", json!({"name": "Ada", "excitement": "2"}))
-        .await;
+    let lenient = registry.call("greet", json!({"name": "Ada", "excitement": "2"})).await;
     assert_eq!(lenient.text(), "Hello, Ada!!");
 }
 
@@ -246,9 +217,7 @@ async fn raw_argument_text_is_accepted() {
 async fn oversized_raw_arguments_are_refused() {
     let mut registry = ToolRegistry::new().with_max_argument_bytes(16);
     registry.register(Divide).unwrap();
-    let result = registry
-        .call("divide", r#"{"a": 1, "b": 2, "c": "0123456789"}"#)
-        .await;
+    let result = registry.call("divide", r#"{"a": 1, "b": 2, "c": "0123456789"}"#).await;
     assert_eq!(result.error_codes(), ["arguments_too_large"]);
 }
 
@@ -279,7 +248,7 @@ fn duplicate_names_are_an_error() {
 #[test]
 fn missing_state_is_an_error_at_registration() {
     let mut registry = ToolRegistry::new();
-    let err = registry.register(Greet).err().expect("Runs is missing");
+    let err = registry.register(Greet).expect_err("Runs is missing");
     assert!(
         matches!(err, RegistryError::MissingState { ref tool, type_name } if tool == "greet" && type_name.ends_with("Runs"))
     );

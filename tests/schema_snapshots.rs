@@ -86,12 +86,8 @@ fn check_snapshot(name: &str, actual: &Value) {
         std::fs::write(&path, &rendered).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "missing snapshot {} ({e}); run with UPDATE_SNAPSHOTS=1",
-            path.display()
-        )
-    });
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("missing snapshot {} ({e}); run with UPDATE_SNAPSHOTS=1", path.display()));
     assert_eq!(
         rendered, expected,
         "the schema of `{name}` changed; if intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff"

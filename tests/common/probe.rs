@@ -35,18 +35,8 @@ pub struct Window {
 pub async fn probe(
     #[param(description = "Glob pattern such as `**/*.rs`")] pattern: String,
     #[param(description = "Match letter case exactly", default = true)] case_sensitive: bool,
-    #[param(
-        description = "Largest number of results",
-        default = 100,
-        min = 1,
-        max = 10000
-    )]
-    max_results: u32,
-    #[param(
-        description = "Results to skip; negative counts from the end",
-        default = 0
-    )]
-    offset: i64,
+    #[param(description = "Largest number of results", default = 100, min = 1, max = 10000)] max_results: u32,
+    #[param(description = "Results to skip; negative counts from the end", default = 0)] offset: i64,
     #[param(description = "Smallest score to keep")] threshold: Option<f64>,
     #[param(description = "Files to search", default)] files: Vec<String>,
     #[param(description = "How to open the files", default = Mode::Read)] mode: Mode,

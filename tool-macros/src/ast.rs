@@ -43,21 +43,9 @@ pub enum Role<'a> {
 
 impl<'a> ToolFn<'a> {
     /// Builds the model, collecting every attribute error into `errors`.
-    pub fn from_item(
-        item: &'a syn::ItemFn,
-        args: ToolArgs,
-        errors: &mut darling::error::Accumulator,
-    ) -> Self {
-        let params = item
-            .sig
-            .inputs
-            .iter()
-            .map(|arg| Param::from_arg(arg, errors))
-            .collect();
-        let rt = args
-            .krate
-            .clone()
-            .unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
+    pub fn from_item(item: &'a syn::ItemFn, args: ToolArgs, errors: &mut darling::error::Accumulator) -> Self {
+        let params = item.sig.inputs.iter().map(|arg| Param::from_arg(arg, errors)).collect();
+        let rt = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
         ToolFn {
             item,
             docs: docs::parse(&item.attrs),
@@ -82,18 +70,12 @@ impl<'a> ToolFn<'a> {
 
     /// The tool description: `#[tool(description)]`, else the doc comment.
     pub fn description(&self) -> Option<&str> {
-        self.args
-            .description
-            .as_deref()
-            .or(self.docs.description.as_deref())
+        self.args.description.as_deref().or(self.docs.description.as_deref())
     }
 
     /// The generated struct's name: `search_files` -> `SearchFiles`.
     pub fn struct_ident(&self) -> syn::Ident {
-        syn::Ident::new(
-            &upper_camel(&unraw(self.fn_ident())),
-            self.fn_ident().span(),
-        )
+        syn::Ident::new(&upper_camel(&unraw(self.fn_ident())), self.fn_ident().span())
     }
 
     /// The parameters the model sees.
@@ -129,9 +111,7 @@ impl<'a> Param<'a> {
             }
         };
         let has_param_attr = attrs.iter().any(crate::attr::is_param_attr);
-        let param_attrs = errors
-            .handle(ParamAttrs::from_attributes(attrs))
-            .unwrap_or_default();
+        let param_attrs = errors.handle(ParamAttrs::from_attributes(attrs)).unwrap_or_default();
         Param {
             arg,
             ident,

@@ -151,20 +151,11 @@ impl NumberLit {
 
 impl FromMeta for NumberLit {
     fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
-        let error = || {
-            darling::Error::custom("expected a number literal such as `1`, `-5` or `0.5`")
-                .with_span(expr)
-        };
+        let error = || darling::Error::custom("expected a number literal such as `1`, `-5` or `0.5`").with_span(expr);
         match expr {
             syn::Expr::Lit(lit) => match &lit.lit {
-                syn::Lit::Int(i) => i
-                    .base10_parse::<i128>()
-                    .map(NumberLit::Int)
-                    .map_err(|_| error()),
-                syn::Lit::Float(f) => f
-                    .base10_parse::<f64>()
-                    .map(NumberLit::Float)
-                    .map_err(|_| error()),
+                syn::Lit::Int(i) => i.base10_parse::<i128>().map(NumberLit::Int).map_err(|_| error()),
+                syn::Lit::Float(f) => f.base10_parse::<f64>().map(NumberLit::Float).map_err(|_| error()),
                 _ => Err(error()),
             },
             syn::Expr::Unary(syn::ExprUnary {
@@ -234,10 +225,7 @@ mod tests {
     #[test]
     fn number_literals_keep_their_sign_and_kind() {
         let neg: syn::Expr = syn::parse_quote!(-5);
-        assert!(matches!(
-            NumberLit::from_expr(&neg).unwrap(),
-            NumberLit::Int(-5)
-        ));
+        assert!(matches!(NumberLit::from_expr(&neg).unwrap(), NumberLit::Int(-5)));
         let f: syn::Expr = syn::parse_quote!(0.25);
         assert!(matches!(NumberLit::from_expr(&f).unwrap(), NumberLit::Float(x) if x == 0.25));
         let bad: syn::Expr = syn::parse_quote!(SOME_CONST);

@@ -52,15 +52,9 @@ impl RenameRule {
                 }
                 snake
             }
-            RenameRule::ScreamingSnake => RenameRule::Snake
-                .apply_to_variant(variant)
-                .to_ascii_uppercase(),
-            RenameRule::Kebab => RenameRule::Snake
-                .apply_to_variant(variant)
-                .replace('_', "-"),
-            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
-                .apply_to_variant(variant)
-                .replace('_', "-"),
+            RenameRule::ScreamingSnake => RenameRule::Snake.apply_to_variant(variant).to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake.apply_to_variant(variant).replace('_', "-"),
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake.apply_to_variant(variant).replace('_', "-"),
         }
     }
 
@@ -101,7 +95,6 @@ impl RenameRule {
 #[cfg(test)]
 mod tests {
     use super::RenameRule::*;
-    use super::*;
 
     #[test]
     fn variants_follow_serde() {

@@ -20,15 +20,9 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
     let rt = crate_path(&input.attrs);
     let mut errors = Error::accumulator();
     let container = serde_attrs(&input.attrs, &mut errors);
-    for (span, what) in [
-        (container.tag, "internally tagged"),
-        (container.untagged, "untagged"),
-    ] {
+    for (span, what) in [(container.tag, "internally tagged"), (container.untagged, "untagged")] {
         if let Some(span) = span {
-            errors.push(
-                Error::custom(format!("{what} enums are not supported as tool parameters"))
-                    .with_span(&span),
-            );
+            errors.push(Error::custom(format!("{what} enums are not supported as tool parameters")).with_span(&span));
         }
     }
     let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
@@ -36,18 +30,14 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut errors),
         syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut errors),
         syn::Data::Union(u) => {
-            errors.push(
-                Error::custom("a union cannot be a tool parameter").with_span(&u.union_token),
-            );
+            errors.push(Error::custom("a union cannot be a tool parameter").with_span(&u.union_token));
             None
         }
     };
     let ident = &input.ident;
     let mut generics = input.generics.clone();
     for param in generics.type_params_mut() {
-        param
-            .bounds
-            .push(syn::parse_quote!(#rt::__private::ToolParam));
+        param.bounds.push(syn::parse_quote!(#rt::__private::ToolParam));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let body = match (errors.finish(), kind) {
@@ -82,8 +72,7 @@ fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
             if meta.path.is_ident("crate") {
                 path = match meta.value()?.parse::<syn::Expr>()? {
                     syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
+                        lit: syn::Lit::Str(s), ..
                     }) => s.parse().ok(),
                     syn::Expr::Path(p) => Some(p.path),
                     _ => None,
@@ -115,10 +104,8 @@ fn struct_kind(
         }
         other => {
             errors.push(
-                Error::custom(
-                    "only structs with named fields (or one-field newtypes) can be tool parameters",
-                )
-                .with_span(other),
+                Error::custom("only structs with named fields (or one-field newtypes) can be tool parameters")
+                    .with_span(other),
             );
             return None;
         }
@@ -131,10 +118,7 @@ fn struct_kind(
             continue;
         }
         if let Some(span) = serde.flatten {
-            errors.push(
-                Error::custom("#[serde(flatten)] is not supported in tool parameters")
-                    .with_span(&span),
-            );
+            errors.push(Error::custom("#[serde(flatten)] is not supported in tool parameters").with_span(&span));
             continue;
         }
         let Some(ident) = &field.ident else { continue };
@@ -143,16 +127,13 @@ fn struct_kind(
             .unwrap_or_default();
         if let Some(default) = &attrs.default {
             errors.push(
-                Error::custom("a struct field's default is serde's: use #[serde(default)]")
-                    .with_span(&default.span()),
+                Error::custom("a struct field's default is serde's: use #[serde(default)]").with_span(&default.span()),
             );
         }
         if let Some(rename) = &attrs.rename {
             errors.push(
-                Error::custom(
-                    "a struct field's wire name is serde's: use #[serde(rename = \"...\")]",
-                )
-                .with_span(&rename.span()),
+                Error::custom("a struct field's wire name is serde's: use #[serde(rename = \"...\")]")
+                    .with_span(&rename.span()),
             );
         }
         crate::valid::check_bounds(&attrs.bounds, &field.ty, errors);
@@ -204,8 +185,10 @@ fn enum_kind(
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
             errors.push(
-                Error::custom("only unit variants can be tool parameters (the model sends the variant's name as a string)")
-                    .with_span(&variant.fields),
+                Error::custom(
+                    "only unit variants can be tool parameters (the model sends the variant's name as a string)",
+                )
+                .with_span(&variant.fields),
             );
             continue;
         }
@@ -214,18 +197,14 @@ fn enum_kind(
             continue;
         }
         let name = variant.ident.to_string();
-        let wire = serde.rename.clone().unwrap_or_else(|| {
-            container
-                .rename_all
-                .map_or(name.clone(), |r| r.apply_to_variant(&name))
-        });
+        let wire = serde
+            .rename
+            .clone()
+            .unwrap_or_else(|| container.rename_all.map_or(name.clone(), |r| r.apply_to_variant(&name)));
         values.push(wire);
     }
     if data.variants.is_empty() {
-        errors.push(
-            Error::custom("an enum without variants cannot be a tool parameter")
-                .with_span(&Span::call_site()),
-        );
+        errors.push(Error::custom("an enum without variants cannot be a tool parameter").with_span(&Span::call_site()));
     }
     Some(quote! {
         #rt::__private::Shape::new(#rt::__private::Kind::Enum(::std::vec![
@@ -257,9 +236,7 @@ fn serde_attrs(attrs: &[syn::Attribute], errors: &mut darling::error::Accumulato
                 if let Some(rule) = deserialize_name(&meta)? {
                     match RenameRule::from_str(&rule) {
                         Some(rule) => out.rename_all = Some(rule),
-                        None => errors.push(
-                            Error::custom(format!("unknown rename rule `{rule}`")).with_span(path),
-                        ),
+                        None => errors.push(Error::custom(format!("unknown rename rule `{rule}`")).with_span(path)),
                     }
                 }
             } else if path.is_ident("default") {

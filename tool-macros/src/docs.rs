@@ -31,8 +31,7 @@ pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
         }
         if let syn::Meta::NameValue(nv) = &attr.meta
             && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
+                lit: syn::Lit::Str(s), ..
             }) = &nv.value
         {
             // `split`, not `lines`: an empty `///` line must stay a blank line.
@@ -54,18 +53,14 @@ fn parse_lines(lines: &[String]) -> Docs {
     fn heading(line: &str) -> Option<&str> {
         line.trim_start().strip_prefix("# ").map(str::trim)
     }
-    let intro_end = lines
-        .iter()
-        .position(|l| heading(l).is_some())
-        .unwrap_or(lines.len());
+    let intro_end = lines.iter().position(|l| heading(l).is_some()).unwrap_or(lines.len());
     docs.description = join_paragraphs(&lines[..intro_end]);
 
     let mut in_arguments = false;
     let mut current: Option<String> = None;
     for line in &lines[intro_end..] {
         if let Some(title) = heading(line) {
-            in_arguments =
-                title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters");
+            in_arguments = title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters");
             current = None;
             continue;
         }

@@ -15,9 +15,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let function: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
-            let error =
-                syn::Error::new(e.span(), "#[tool] goes on a function (`async fn` or `fn`)")
-                    .to_compile_error();
+            let error = syn::Error::new(e.span(), "#[tool] goes on a function (`async fn` or `fn`)").to_compile_error();
             return quote!(#item #error);
         }
     };
@@ -49,9 +47,7 @@ pub fn struct_item(model: &ToolFn<'_>) -> TokenStream {
     let vis = &model.item.vis;
     let ident = model.struct_ident();
     let fn_name = model.fn_ident();
-    let doc = format!(
-        "The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`."
-    );
+    let doc = format!("The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`.");
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, Default)]
@@ -104,11 +100,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
         let ty = param.ty;
         let wire = param.wire_name();
         let description = model.param_description(param).unwrap_or_default();
-        let constrain = param
-            .attrs
-            .bounds
-            .to_tokens(rt)
-            .map(|c| quote!(.constrain(#c)));
+        let constrain = param.attrs.bounds.to_tokens(rt).map(|c| quote!(.constrain(#c)));
         let has_default = param.default().is_some();
         let default_json = match param.default() {
             Some(expr) => {
@@ -197,8 +189,7 @@ fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
         None => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
         Some(
             expr @ syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(_),
-                ..
+                lit: syn::Lit::Str(_), ..
             }),
         ) => {
             quote_spanned!(expr.span()=> { let __value: #ty = ::core::convert::Into::into(#expr); __value })
@@ -217,8 +208,7 @@ fn output_type(model: &ToolFn<'_>) -> Option<syn::Type> {
         Some(ok) => ok,
         None => ty,
     };
-    let plain =
-        !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !contains_impl_trait(ty);
+    let plain = !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !contains_impl_trait(ty);
     plain.then(|| ty.clone())
 }
 

@@ -14,10 +14,8 @@ pub fn check(tool: &ToolFn<'_>, errors: &mut darling::error::Accumulator) {
     let sig = &tool.item.sig;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.push(
-            Error::custom(
-                "a tool cannot be generic: its schema is fixed at compile time; use concrete types",
-            )
-            .with_span(&sig.generics),
+            Error::custom("a tool cannot be generic: its schema is fixed at compile time; use concrete types")
+                .with_span(&sig.generics),
         );
     }
 
@@ -53,8 +51,10 @@ pub fn check(tool: &ToolFn<'_>, errors: &mut darling::error::Accumulator) {
                     .map(|r| r.span())
                     .unwrap_or_else(|| param.span());
                 errors.push(
-                    Error::custom(format!("two parameters have the wire name `{wire}`; rename one with #[param(rename = \"...\")]"))
-                        .with_span(&span),
+                    Error::custom(format!(
+                        "two parameters have the wire name `{wire}`; rename one with #[param(rename = \"...\")]"
+                    ))
+                    .with_span(&span),
                 );
             }
         }
@@ -65,15 +65,19 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, errors: &mut darling::error
     match param.arg {
         syn::FnArg::Receiver(receiver) => {
             errors.push(
-                Error::custom("a tool is a free function: remove `self` and pass what it needs as parameters or `State<T>`")
-                    .with_span(receiver),
+                Error::custom(
+                    "a tool is a free function: remove `self` and pass what it needs as parameters or `State<T>`",
+                )
+                .with_span(receiver),
             );
             return;
         }
         syn::FnArg::Typed(pat_type) if param.ident.is_none() => {
             errors.push(
-                Error::custom("a tool parameter needs a plain name (the model sees it): destructure inside the function instead")
-                    .with_span(&pat_type.pat),
+                Error::custom(
+                    "a tool parameter needs a plain name (the model sees it): destructure inside the function instead",
+                )
+                .with_span(&pat_type.pat),
             );
             return;
         }
@@ -90,10 +94,7 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, errors: &mut darling::error
         return;
     }
 
-    if tool
-        .param_description(param)
-        .is_none_or(|d| d.trim().is_empty())
-    {
+    if tool.param_description(param).is_none_or(|d| d.trim().is_empty()) {
         let name = param.wire_name();
         errors.push(
             Error::custom(format!(
@@ -127,9 +128,7 @@ pub fn check_bounds(bounds: &Bounds, ty: &syn::Type, errors: &mut darling::error
     if let Some(pattern) = &bounds.pattern
         && let Err(e) = regex_lite::Regex::new(pattern.as_str())
     {
-        errors.push(
-            Error::custom(format!("this pattern does not compile: {e}")).with_span(&pattern.span()),
-        );
+        errors.push(Error::custom(format!("this pattern does not compile: {e}")).with_span(&pattern.span()));
     }
     let as_f64 = |n: &crate::attr::NumberLit| match n {
         crate::attr::NumberLit::Int(i) => *i as f64,
@@ -138,17 +137,10 @@ pub fn check_bounds(bounds: &Bounds, ty: &syn::Type, errors: &mut darling::error
     if let (Some(min), Some(max)) = (&bounds.min, &bounds.max)
         && as_f64(min) > as_f64(max)
     {
-        errors.push(
-            Error::custom("`min` is greater than `max`: no value could pass").with_span(&ty.span()),
-        );
+        errors.push(Error::custom("`min` is greater than `max`: no value could pass").with_span(&ty.span()));
     }
     let pairs = [
-        (
-            "min_length",
-            bounds.min_length,
-            "max_length",
-            bounds.max_length,
-        ),
+        ("min_length", bounds.min_length, "max_length", bounds.max_length),
         ("min_items", bounds.min_items, "max_items", bounds.max_items),
     ];
     for (lo_name, lo, hi_name, hi) in pairs {
@@ -156,10 +148,8 @@ pub fn check_bounds(bounds: &Bounds, ty: &syn::Type, errors: &mut darling::error
             && lo > hi
         {
             errors.push(
-                Error::custom(format!(
-                    "`{lo_name}` is greater than `{hi_name}`: no value could pass"
-                ))
-                .with_span(&ty.span()),
+                Error::custom(format!("`{lo_name}` is greater than `{hi_name}`: no value could pass"))
+                    .with_span(&ty.span()),
             );
         }
     }

@@ -54,11 +54,7 @@ pub struct Report {
 /// is present holds a value its Rust type deserializes from, a `null` sent
 /// for a defaulted parameter has been removed (so the default applies), and
 /// unknown keys are left where they were.
-pub fn normalize(
-    params: &ObjectShape,
-    arguments: &mut Map<String, Value>,
-    mode: BindMode,
-) -> Report {
+pub fn normalize(params: &ObjectShape, arguments: &mut Map<String, Value>, mode: BindMode) -> Report {
     let mut walker = Walker {
         mode,
         path: String::new(),
@@ -77,10 +73,7 @@ pub fn arguments_object(value: Value) -> Result<Map<String, Value>, CallError> {
         other => Err(CallError::new(
             ErrorCode::ArgumentsNotObject,
             "",
-            format!(
-                "the arguments must be a JSON object, got {}",
-                describe_value(&other)
-            ),
+            format!("the arguments must be a JSON object, got {}", describe_value(&other)),
         )),
     }
 }
@@ -130,11 +123,7 @@ impl BoundArguments {
     }
 
     /// Takes parameter `name`, or `default()` when it is absent.
-    pub fn take_or_else<T: DeserializeOwned>(
-        &mut self,
-        name: &str,
-        default: impl FnOnce() -> T,
-    ) -> Option<T> {
+    pub fn take_or_else<T: DeserializeOwned>(&mut self, name: &str, default: impl FnOnce() -> T) -> Option<T> {
         match self.map.remove(name) {
             None => Some(default()),
             Some(value) => self.deserialize(name, value),
@@ -202,17 +191,11 @@ impl Walker {
     }
 
     fn error(&mut self, code: ErrorCode, detail: String) {
-        self.report
-            .errors
-            .push(CallError::new(code, self.path.clone(), detail));
+        self.report.errors.push(CallError::new(code, self.path.clone(), detail));
     }
 
     fn mismatch(&mut self, shape: &Shape, value: &Value) {
-        let detail = format!(
-            "expected {}, got {}",
-            expected(shape),
-            describe_value(value)
-        );
+        let detail = format!("expected {}, got {}", expected(shape), describe_value(value));
         self.error(ErrorCode::TypeMismatch, detail);
     }
 
@@ -229,10 +212,7 @@ impl Walker {
             match map.get_mut(&field.name) {
                 None => {
                     if field.presence == Presence::Required {
-                        let detail = format!(
-                            "the required value is missing; expected {}",
-                            expected(&field.shape)
-                        );
+                        let detail = format!("the required value is missing; expected {}", expected(&field.shape));
                         self.error(ErrorCode::MissingRequired, detail);
                     }
                 }
@@ -270,13 +250,7 @@ impl Walker {
         }
     }
 
-    fn null_field(
-        &mut self,
-        presence: Presence,
-        shape: &Shape,
-        name: &str,
-        map: &mut Map<String, Value>,
-    ) {
+    fn null_field(&mut self, presence: Presence, shape: &Shape, name: &str, map: &mut Map<String, Value>) {
         match presence {
             Presence::Optional => {}
             Presence::Defaulted => {
@@ -298,11 +272,7 @@ impl Walker {
     }
 
     fn unknown_keys(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
-        let unknown: Vec<String> = map
-            .keys()
-            .filter(|k| object.field(k).is_none())
-            .cloned()
-            .collect();
+        let unknown: Vec<String> = map.keys().filter(|k| object.field(k).is_none()).cloned().collect();
         let names = object
             .fields
             .iter()
@@ -317,10 +287,7 @@ impl Walker {
             let mark = self.enter_key(&key);
             let detail = format!("`{key}` is not a parameter here; the parameters are {names}");
             if self.lenient() {
-                self.warn(
-                    WarningCode::UnknownParameter,
-                    format!("{detail}; it was ignored"),
-                );
+                self.warn(WarningCode::UnknownParameter, format!("{detail}; it was ignored"));
             } else {
                 self.error(ErrorCode::UnknownParameter, detail);
             }
@@ -385,10 +352,7 @@ impl Walker {
                 };
                 self.warn(
                     WarningCode::ScalarConvertedToString,
-                    format!(
-                        "{} was converted to the string {text:?}",
-                        describe_value(value)
-                    ),
+                    format!("{} was converted to the string {text:?}", describe_value(value)),
                 );
                 self.check_string(shape, &text);
                 *value = Value::String(text);
@@ -401,9 +365,7 @@ impl Walker {
         let c = &shape.constraints;
         if c.min_length.is_some() || c.max_length.is_some() {
             let len = s.chars().count() as u64;
-            if c.min_length.is_some_and(|min| len < min)
-                || c.max_length.is_some_and(|max| len > max)
-            {
+            if c.min_length.is_some_and(|min| len < min) || c.max_length.is_some_and(|max| len > max) {
                 let detail = format!("expected {}, got {len} characters", expected(shape));
                 self.error(ErrorCode::OutOfRange, detail);
             }
@@ -468,11 +430,7 @@ impl Walker {
                         (WarningCode::FractionTruncated, "truncated to the integer")
                     };
                     if !(-1e38..=1e38).contains(&whole) {
-                        let detail = format!(
-                            "expected {}, got {}",
-                            expected(shape),
-                            describe_value(value)
-                        );
+                        let detail = format!("expected {}, got {}", expected(shape), describe_value(value));
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     let n = whole as i128;
@@ -496,14 +454,8 @@ impl Walker {
             other => return self.mismatch(shape, other),
         };
         let c = &shape.constraints;
-        let below = n < min
-            || c.minimum
-                .as_ref()
-                .is_some_and(|b| compare_int(n, b).is_lt());
-        let above = n > max
-            || c.maximum
-                .as_ref()
-                .is_some_and(|b| compare_int(n, b).is_gt());
+        let below = n < min || c.minimum.as_ref().is_some_and(|b| compare_int(n, b).is_lt());
+        let above = n > max || c.maximum.as_ref().is_some_and(|b| compare_int(n, b).is_gt());
         if below || above {
             let detail = format!("expected {}, got {n}", expected(shape));
             return self.error(ErrorCode::OutOfRange, detail);
@@ -533,16 +485,8 @@ impl Walker {
         };
         let c = &shape.constraints;
         let too_big = single && f.abs() > f32::MAX as f64;
-        let below = c
-            .minimum
-            .as_ref()
-            .and_then(Number::as_f64)
-            .is_some_and(|b| f < b);
-        let above = c
-            .maximum
-            .as_ref()
-            .and_then(Number::as_f64)
-            .is_some_and(|b| f > b);
+        let below = c.minimum.as_ref().and_then(Number::as_f64).is_some_and(|b| f < b);
+        let above = c.maximum.as_ref().and_then(Number::as_f64).is_some_and(|b| f > b);
         if too_big || below || above {
             let detail = format!("expected {}, got {f}", expected(shape));
             self.error(ErrorCode::OutOfRange, detail);
@@ -682,9 +626,7 @@ fn compare_int(n: i128, bound: &Number) -> std::cmp::Ordering {
         n.cmp(&(b as i128))
     } else {
         let b = bound.as_f64().unwrap_or(f64::NAN);
-        (n as f64)
-            .partial_cmp(&b)
-            .unwrap_or(std::cmp::Ordering::Equal)
+        (n as f64).partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
     }
 }
 
@@ -759,11 +701,7 @@ pub(crate) fn expected(shape: &Shape) -> String {
             format!("one of {}", quoted.join(", "))
         }
         Kind::Array { items, unique } => {
-            let what = if *unique {
-                "a list of distinct"
-            } else {
-                "a list of"
-            };
+            let what = if *unique { "a list of distinct" } else { "a list of" };
             format!("{what} {}", plural(&expected(items)))
         }
         Kind::Map { values } => format!("an object whose values are {}", plural(&expected(values))),

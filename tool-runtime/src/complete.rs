@@ -6,7 +6,6 @@ use serde_json::{Map, Value};
 use crate::bind::{self, Report};
 use crate::codes::{CallError, ErrorCode};
 use crate::registry::{CallArguments, ToolRegistry};
-use crate::result::ToolResult;
 use crate::schema::Presence;
 
 /// A call's arguments, completed with defaults, without running the tool.
@@ -67,28 +66,25 @@ pub enum ValueSource {
 
 impl ToolRegistry {
     /// Completes `arguments` for the tool `name` with defaults, without
-    /// running it. Fails only when there is no such tool or the arguments
-    /// are no JSON object; every other problem is in the completion.
-    pub fn complete(
-        &self,
-        name: &str,
-        arguments: impl Into<CallArguments>,
-    ) -> Result<Completion, ToolResult> {
+    /// running it. Fails only when there is no such tool (`unknown_tool`) or
+    /// the arguments are no JSON object (`json_parse_error`,
+    /// `arguments_not_object`, `arguments_too_large`); every other problem
+    /// is in the completion.
+    pub fn complete(&self, name: &str, arguments: impl Into<CallArguments>) -> Result<Completion, CallError> {
         let Some(tool) = self.get(name) else {
-            return Err(ToolResult::unknown_tool(name, None, self.names()));
+            let names: Vec<&str> = self.names().collect();
+            return Err(CallError::new(
+                ErrorCode::UnknownTool,
+                name,
+                format!("no tool is named `{name}`; the tools are {}", names.join(", ")),
+            ));
         };
         let definition = tool.definition();
-        let mut map = self
-            .argument_object(arguments.into())
-            .map_err(|e| ToolResult::invalid_arguments(name, None, vec![e], Vec::new()))?;
-        let Report { warnings, errors } =
-            bind::normalize(definition.params(), &mut map, self.mode_for(definition));
+        let mut map = self.argument_object(arguments.into())?;
+        let Report { warnings, errors } = bind::normalize(definition.params(), &mut map, self.mode_for(definition));
         let errors = errors
             .into_iter()
-            .filter(|e| {
-                !(e.code == ErrorCode::MissingRequired
-                    && definition.params().field(&e.path).is_some())
-            })
+            .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))
             .collect();
 
         let mut completion = Completion {
@@ -102,10 +98,10 @@ impl ToolRegistry {
         };
         for field in &definition.params().fields {
             let (value, source) = match (map.remove(&field.name), field.presence) {
+                (Some(Value::Null), Presence::Optional) | (None, Presence::Optional) => (None, ValueSource::Unset),
                 (Some(v), _) => (Some(v), ValueSource::Provided),
                 (None, Presence::Defaulted) => (field.default.clone(), ValueSource::Default),
                 (None, Presence::Required) => (None, ValueSource::Missing),
-                (None, Presence::Optional) => (None, ValueSource::Unset),
             };
             match source {
                 ValueSource::Missing => completion.missing.push(field.name.clone()),

@@ -30,16 +30,8 @@ impl ToolRegistry {
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
-    pub async fn call_cancellable(
-        &self,
-        call: ToolCall,
-        cancellation: &Cancellation,
-    ) -> ToolResult {
-        let ToolCall {
-            id,
-            name,
-            arguments,
-        } = call;
+    pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
+        let ToolCall { id, name, arguments } = call;
         let Some(tool) = self.get(&name) else {
             return ToolResult::unknown_tool(&name, id, self.names());
         };
@@ -114,11 +106,7 @@ type Started = Result<crate::tool::ToolFuture, Vec<crate::codes::CallError>>;
 
 /// Starts the call, catching a panic in the synchronous part (taking the
 /// parameters, a plain `fn` tool's body).
-fn start(
-    tool: &dyn Tool,
-    arguments: BoundArguments,
-    context: ToolContext,
-) -> std::thread::Result<Started> {
+fn start(tool: &dyn Tool, arguments: BoundArguments, context: ToolContext) -> std::thread::Result<Started> {
     std::panic::catch_unwind(AssertUnwindSafe(|| tool.invoke(arguments, context)))
 }
 

@@ -36,8 +36,7 @@ pub mod __private {
     pub use crate::output::{IntoToolOutput, ToolOutput};
     pub use crate::schema::{Constraints, Field, Kind, ObjectShape, Pattern, Shape, ToolParam};
     pub use crate::tool::{
-        LazyDefinition, State, StateRequirement, Tool, ToolAnnotations, ToolContext,
-        ToolDefinition, ToolFuture,
+        LazyDefinition, State, StateRequirement, Tool, ToolAnnotations, ToolContext, ToolDefinition, ToolFuture,
     };
 
     use std::cell::{Cell, RefCell};

@@ -245,11 +245,7 @@ impl ToolRegistry {
         if self.index.contains_key(name) {
             return Err(RegistryError::DuplicateName(name.to_owned()));
         }
-        if let Some(missing) = definition
-            .states()
-            .iter()
-            .find(|s| !self.states.contains(s.type_id))
-        {
+        if let Some(missing) = definition.states().iter().find(|s| !self.states.contains(s.type_id)) {
             return Err(RegistryError::MissingState {
                 tool: name.to_owned(),
                 type_name: missing.type_name,
@@ -291,10 +287,7 @@ impl ToolRegistry {
     }
 
     /// Parses call arguments into an object, within the size limit.
-    pub(crate) fn argument_object(
-        &self,
-        arguments: CallArguments,
-    ) -> Result<Map<String, Value>, CallError> {
+    pub(crate) fn argument_object(&self, arguments: CallArguments) -> Result<Map<String, Value>, CallError> {
         match arguments {
             CallArguments::Json(value) => bind::arguments_object(value),
             CallArguments::Text(text) => {
@@ -303,10 +296,7 @@ impl ToolRegistry {
                     return Err(CallError::new(
                         ErrorCode::ArgumentsTooLarge,
                         "",
-                        format!(
-                            "the arguments are {} bytes long; the limit is {limit}",
-                            text.len()
-                        ),
+                        format!("the arguments are {} bytes long; the limit is {limit}", text.len()),
                     ));
                 }
                 bind::parse_raw_arguments(&text)

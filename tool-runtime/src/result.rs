@@ -51,12 +51,7 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub(crate) fn from_output(
-        tool: &str,
-        call_id: Option<String>,
-        output: ToolOutput,
-        warnings: Vec<Warning>,
-    ) -> Self {
+    pub(crate) fn from_output(tool: &str, call_id: Option<String>, output: ToolOutput, warnings: Vec<Warning>) -> Self {
         let outcome = if output.is_error {
             Outcome::ToolFailed
         } else {
@@ -75,12 +70,7 @@ impl ToolResult {
     }
 
     /// A failure with a text for the model and no argument errors.
-    pub(crate) fn failure(
-        tool: &str,
-        call_id: Option<String>,
-        outcome: Outcome,
-        text: String,
-    ) -> Self {
+    pub(crate) fn failure(tool: &str, call_id: Option<String>, outcome: Outcome, text: String) -> Self {
         ToolResult {
             call_id,
             tool: tool.to_owned(),
@@ -176,8 +166,7 @@ fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Op
     let (best, distance) = candidates
         .map(|c| (c, edit_distance(&name.to_lowercase(), &c.to_lowercase())))
         .min_by_key(|&(_, d)| d)?;
-    (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best))
-        .then_some(best)
+    (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best)).then_some(best)
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -382,12 +382,7 @@ impl ObjectShape {
 impl Field {
     /// A field whose presence follows from its shape: `Optional` when the
     /// shape is nullable, `Defaulted` when `default` is set, else `Required`.
-    pub fn new(
-        name: impl Into<String>,
-        shape: Shape,
-        has_default: bool,
-        rust_type: &'static str,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, shape: Shape, has_default: bool, rust_type: &'static str) -> Self {
         let presence = if has_default {
             Presence::Defaulted
         } else if shape.nullable {
@@ -451,10 +446,7 @@ impl ToolParam for i128 {
 
 impl ToolParam for u128 {
     fn shape() -> Shape {
-        Shape::new(Kind::Integer {
-            min: 0,
-            max: i128::MAX,
-        })
+        Shape::new(Kind::Integer { min: 0, max: i128::MAX })
     }
 }
 
@@ -509,9 +501,7 @@ impl<T: ToolParam> ToolParam for Vec<T> {
     }
 }
 
-impl<T: ToolParam + Eq + std::hash::Hash, S: std::hash::BuildHasher + Default> ToolParam
-    for HashSet<T, S>
-{
+impl<T: ToolParam + Eq + std::hash::Hash, S: std::hash::BuildHasher + Default> ToolParam for HashSet<T, S> {
     fn shape() -> Shape {
         array_of::<T>(true)
     }
@@ -554,10 +544,7 @@ mod tests {
 
     #[test]
     fn unsigned_integers_have_minimum_zero() {
-        assert_eq!(
-            u32::shape().to_json_schema(),
-            json!({"type": "integer", "minimum": 0})
-        );
+        assert_eq!(u32::shape().to_json_schema(), json!({"type": "integer", "minimum": 0}));
         assert_eq!(i64::shape().to_json_schema(), json!({"type": "integer"}));
     }
 
@@ -579,14 +566,8 @@ mod tests {
         let object = ObjectShape {
             fields: vec![
                 Field::new("a", String::shape().describe("A"), false, "String"),
-                Field::new(
-                    "b",
-                    Option::<u8>::shape().describe("B"),
-                    false,
-                    "Option<u8>",
-                ),
-                Field::new("c", bool::shape().describe("C"), true, "bool")
-                    .with_default_value(Some(json!(true))),
+                Field::new("b", Option::<u8>::shape().describe("B"), false, "Option<u8>"),
+                Field::new("c", bool::shape().describe("C"), true, "bool").with_default_value(Some(json!(true))),
             ],
         };
         assert_eq!(

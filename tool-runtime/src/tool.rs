@@ -31,11 +31,7 @@ pub trait Tool: Send + Sync + 'static {
     /// Takes the parameters out of normalized `arguments` and starts the
     /// call. Errors are arguments that passed the schema but were refused by
     /// a parameter type's `Deserialize`.
-    fn invoke(
-        &self,
-        arguments: BoundArguments,
-        context: ToolContext,
-    ) -> Result<ToolFuture, Vec<CallError>>;
+    fn invoke(&self, arguments: BoundArguments, context: ToolContext) -> Result<ToolFuture, Vec<CallError>>;
 }
 
 /// Everything the registry and the provider formats know about a tool,
@@ -98,11 +94,7 @@ impl StateRequirement {
 
 impl ToolDefinition {
     /// A definition with these parameters; the schema is rendered here, once.
-    pub fn new(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        params: Vec<Field>,
-    ) -> Self {
+    pub fn new(name: impl Into<String>, description: impl Into<String>, params: Vec<Field>) -> Self {
         let params = ObjectShape { fields: params };
         let input_schema = params.to_json_schema();
         ToolDefinition {
@@ -235,12 +227,7 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    pub(crate) fn new(
-        call_id: &str,
-        tool: &str,
-        cancellation: Cancellation,
-        states: StateMap,
-    ) -> Self {
+    pub(crate) fn new(call_id: &str, tool: &str, cancellation: Cancellation, states: StateMap) -> Self {
         ToolContext {
             call_id: call_id.into(),
             tool: tool.into(),
@@ -379,9 +366,7 @@ impl StateMap {
 
 impl fmt::Debug for StateMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateMap")
-            .field("len", &self.values.len())
-            .finish()
+        f.debug_struct("StateMap").field("len", &self.values.len()).finish()
     }
 }
 

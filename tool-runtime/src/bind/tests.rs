@@ -95,10 +95,7 @@ fn string_lengths_count_characters_and_patterns_search() {
         "two characters, four bytes"
     );
     assert_eq!(lenient(&object, json!({"s": "abcd"})).2, ["out_of_range:s"]);
-    assert_eq!(
-        lenient(&object, json!({"s": "AB"})).2,
-        ["pattern_mismatch:s"]
-    );
+    assert_eq!(lenient(&object, json!({"s": "AB"})).2, ["pattern_mismatch:s"]);
 }
 
 #[test]
@@ -110,10 +107,7 @@ fn item_bounds_apply_to_lists() {
     });
     let object = one("v", shape);
     assert_eq!(lenient(&object, json!({"v": []})).2, ["out_of_range:v"]);
-    assert_eq!(
-        lenient(&object, json!({"v": [1, 2, 3]})).2,
-        ["out_of_range:v"]
-    );
+    assert_eq!(lenient(&object, json!({"v": [1, 2, 3]})).2, ["out_of_range:v"]);
 }
 
 #[test]
@@ -124,10 +118,7 @@ fn a_scalar_wrapped_in_a_list_is_then_coerced_as_an_element() {
     assert_eq!(out["v"], json!([7]));
     assert_eq!(
         warnings,
-        [
-            "scalar_coerced_to_list:v",
-            "string_literal_converted_to_integer:v[0]"
-        ]
+        ["scalar_coerced_to_list:v", "string_literal_converted_to_integer:v[0]"]
     );
 }
 
@@ -165,8 +156,7 @@ fn nested_structs_in_lists_in_maps_report_full_paths() {
         })),
     });
     let object = one("routes", shape);
-    let args =
-        json!({"routes": {"north": [{"x": 1}, {"x": "2"}, {"y": 3}], "south": "{\"x\": 4}"}});
+    let args = json!({"routes": {"north": [{"x": 1}, {"x": "2"}, {"y": 3}], "south": "{\"x\": 4}"}});
     let (out, warnings, errors) = lenient(&object, args);
     assert_eq!(
         warnings,
@@ -179,11 +169,7 @@ fn nested_structs_in_lists_in_maps_report_full_paths() {
     );
     assert_eq!(errors, ["missing_required:routes.north[2].x"]);
     assert_eq!(out["routes"]["north"][1], json!({"x": 2}));
-    assert_eq!(
-        out["routes"]["north"][2],
-        json!({}),
-        "unknown nested keys are removed"
-    );
+    assert_eq!(out["routes"]["north"][2], json!({}), "unknown nested keys are removed");
 }
 
 #[test]
@@ -257,10 +243,7 @@ fn raw_text_rules() {
         parse_raw_arguments("[1]").unwrap_err().code,
         ErrorCode::ArgumentsNotObject
     );
-    assert_eq!(
-        parse_raw_arguments("{").unwrap_err().code,
-        ErrorCode::JsonParseError
-    );
+    assert_eq!(parse_raw_arguments("{").unwrap_err().code, ErrorCode::JsonParseError);
 }
 
 #[test]
@@ -271,10 +254,7 @@ fn expected_phrases_name_types_bounds_and_values() {
         ..Constraints::default()
     });
     assert_eq!(expected(&shape), "an integer from 1 to 10");
-    let e = Shape::new(crate::schema::Kind::Enum(vec![
-        "read".into(),
-        "write".into(),
-    ]));
+    let e = Shape::new(crate::schema::Kind::Enum(vec!["read".into(), "write".into()]));
     assert_eq!(expected(&e), "one of \"read\", \"write\"");
     assert_eq!(expected(&Vec::<String>::shape()), "a list of strings");
 }

@@ -44,10 +44,7 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
         if calls.iter().any(|c| c.id.as_deref() == Some(id)) {
             return Err(FormatError(format!("the tool_use id `{id}` appears twice")));
         }
-        let input = block
-            .get("input")
-            .cloned()
-            .unwrap_or(Value::Object(Map::new()));
+        let input = block.get("input").cloned().unwrap_or(Value::Object(Map::new()));
         calls.push(ToolCall::new(name, CallArguments::Json(input)).with_id(id));
     }
     Ok(calls)
@@ -74,11 +71,7 @@ fn content_block(content: &Content) -> Value {
             "type": "image",
             "source": {"type": "base64", "media_type": mime_type, "data": data},
         }),
-        Content::Document {
-            data,
-            mime_type,
-            title,
-        } => {
+        Content::Document { data, mime_type, title } => {
             let mut block = json!({
                 "type": "document",
                 "source": {"type": "base64", "media_type": mime_type, "data": data},
