@@ -1,0 +1,279 @@
+//! Binding beyond the conformance cases: what the model reads on failure,
+//! completion without running, bounded errors for hostile input, and
+//! property tests over the probe tool.
+
+mod common {
+    pub mod probe;
+}
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+use tool_runtime::{ToolRegistry, ValueSource};
+
+use common::probe::Probe;
+
+fn registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    registry.register(Probe).unwrap();
+    registry
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+#[tokio::test]
+async fn the_model_reads_every_problem_with_what_was_expected() {
+    let result = registry()
+        .call(
+            "probe",
+            json!({"max_results": "lots", "mode": "delete", "files": ["a", {"b": 1}]}),
+        )
+        .await;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/probe_error_text.txt");
+    let text = result.text() + "\n";
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).expect("the snapshot exists; run with UPDATE_SNAPSHOTS=1");
+    assert_eq!(
+        text, expected,
+        "the error text changed; review it and rerun with UPDATE_SNAPSHOTS=1"
+    );
+    assert_eq!(result.errors.len(), 4);
+}
+
+#[test]
+fn completion_fills_defaults_and_reports_what_is_missing() {
+    let completion = registry()
+        .complete("probe", json!({"max_results": "5", "threshold": null, "mode": "WRITE"}))
+        .unwrap();
+    assert!(!completion.is_ready());
+    assert_eq!(completion.missing, ["pattern"]);
+    assert_eq!(completion.unset, ["threshold", "window", "labels"]);
+    assert!(completion.errors.is_empty(), "a missing parameter is not an error here");
+    assert_eq!(
+        Value::Object(completion.arguments.clone()),
+        json!({"case_sensitive": true, "max_results": 5, "offset": 0, "files": [], "mode": "write"})
+    );
+    let rows: Vec<(&str, &str, Option<Value>, ValueSource)> = completion
+        .params
+        .iter()
+        .map(|r| (r.name.as_str(), r.json_type, r.value.clone(), r.source))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("pattern", "string", None, ValueSource::Missing),
+            ("case_sensitive", "boolean", Some(json!(true)), ValueSource::Default),
+            ("max_results", "integer", Some(json!(5)), ValueSource::Provided),
+            ("offset", "integer", Some(json!(0)), ValueSource::Default),
+            ("threshold", "number", None, ValueSource::Unset),
+            ("files", "array", Some(json!([])), ValueSource::Default),
+            ("mode", "string", Some(json!("write")), ValueSource::Provided),
+            ("window", "object", None, ValueSource::Unset),
+            ("labels", "object", None, ValueSource::Unset),
+        ]
+    );
+    assert_eq!(completion.params[2].rust_type, "u32");
+    let warnings: Vec<String> = completion.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "string_literal_converted_to_integer:max_results",
+            "enum_case_folded:mode"
+        ]
+    );
+}
+
+#[test]
+fn completion_reports_wrong_values_and_unknown_tools() {
+    let registry = registry();
+    let completion = registry
+        .complete("probe", json!({"pattern": "x", "max_results": 0}))
+        .unwrap();
+    assert!(completion.missing.is_empty());
+    assert_eq!(completion.errors[0].to_string(), "out_of_range:max_results");
+    assert!(!completion.is_ready());
+    let ready = registry.complete("probe", r#"{"pattern": "x"}"#).unwrap();
+    assert!(ready.is_ready());
+    let err = registry.complete("prbe", json!({})).unwrap_err();
+    assert_eq!(err.to_string(), "unknown_tool:prbe");
+}
+
+#[tokio::test]
+async fn hostile_input_is_a_bounded_error() {
+    let registry = registry();
+    let deep = "[".repeat(100_000);
+    assert_eq!(registry.call("probe", deep).await.error_codes(), ["json_parse_error"]);
+    let huge = format!(r#"{{"pattern": "{}"}}"#, "x".repeat(2 << 20));
+    assert_eq!(
+        registry.call("probe", huge).await.error_codes(),
+        ["arguments_too_large"]
+    );
+    // Far deeper than any schema and than serde_json's parser accepts. (A
+    // `serde_json::Value` is dropped recursively, so a test cannot build one
+    // arbitrarily deep; the binder's own walk follows the schema's depth.)
+    let nested = || (0..1_000).fold(json!("leaf"), |inner, _| json!({ "end": inner }));
+    let result = registry
+        .call("probe", json!({"pattern": "x", "window": nested()}))
+        .await;
+    assert_eq!(
+        result.error_codes(),
+        ["missing_required:window.start", "type_mismatch:window.end"]
+    );
+    let result = registry
+        .call("probe", json!({"pattern": "x", "labels": {"a": nested()}}))
+        .await;
+    assert_eq!(result.error_codes(), ["type_mismatch:labels.a"]);
+}
+
+/// A valid probe argument object, and the object the probe must echo back.
+fn valid_probe_args() -> impl Strategy<Value = (Value, Value)> {
+    let window = (any::<u32>(), proptest::option::of(any::<u32>()));
+    (
+        ".*",
+        proptest::option::of(any::<bool>()),
+        proptest::option::of(1u32..=10_000),
+        proptest::option::of(any::<i64>()),
+        proptest::option::of(proptest::option::of(-1e12f64..1e12)),
+        proptest::option::of(proptest::collection::vec(".{0,8}", 0..4)),
+        proptest::option::of(prop_oneof![Just("read"), Just("write"), Just("append")]),
+        proptest::option::of(window),
+        proptest::option::of(proptest::collection::btree_map("[a-z]{1,5}", ".{0,5}", 0..3)),
+    )
+        .prop_map(|(pattern, case, max, offset, threshold, files, mode, window, labels)| {
+            let mut args = Map::new();
+            args.insert("pattern".into(), json!(pattern));
+            let mut put = |key: &str, value: Option<Value>| {
+                if let Some(v) = value {
+                    args.insert(key.into(), v);
+                }
+            };
+            put("case_sensitive", case.map(Value::from));
+            put("max_results", max.map(Value::from));
+            put("offset", offset.map(Value::from));
+            put("threshold", threshold.map(|t| json!(t)));
+            put("files", files.clone().map(|f| json!(f)));
+            put("mode", mode.map(Value::from));
+            let window_json = window.map(|(start, end)| match end {
+                Some(end) => json!({"start": start, "end": end}),
+                None => json!({"start": start}),
+            });
+            put("window", window_json);
+            put("labels", labels.clone().map(|l| json!(l)));
+            let expected = json!({
+                "pattern": pattern,
+                "case_sensitive": case.unwrap_or(true),
+                "max_results": max.unwrap_or(100),
+                "offset": offset.unwrap_or(0),
+                "threshold": threshold.flatten(),
+                "files": files.unwrap_or_default(),
+                "mode": mode.unwrap_or("read"),
+                "window": window.map(|(start, end)| json!({"start": start, "end": end})),
+                "labels": labels,
+            });
+            (Value::Object(args), expected)
+        })
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(|f| json!(f)),
+        ".{0,12}".prop_map(Value::from),
+        Just(json!("42")),
+        Just(json!("TRUE")),
+        Just(json!("[1, \"a\"]")),
+        Just(json!("{\"start\": \"3\"}")),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::from),
+            proptest::collection::btree_map(
+                prop_oneof![
+                    Just("start".to_owned()),
+                    Just("end".to_owned()),
+                    Just("pattern".to_owned()),
+                    Just("maxResults".to_owned()),
+                    "[a-z_]{1,8}"
+                ],
+                inner,
+                0..5
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// Arguments keyed by the probe's own parameter names, with any values.
+fn probe_shaped_json() -> impl Strategy<Value = Value> {
+    let names = [
+        "pattern",
+        "case_sensitive",
+        "max_results",
+        "maxResults",
+        "offset",
+        "threshold",
+        "files",
+        "mode",
+        "window",
+        "labels",
+        "extra",
+    ];
+    proptest::collection::vec((proptest::sample::select(names.to_vec()), any_json()), 0..8)
+        .prop_map(|pairs| Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn valid_arguments_bind_exactly_and_without_warnings((args, expected) in valid_probe_args()) {
+        let registry = registry();
+        let result = block_on(registry.call("probe", args.clone()));
+        prop_assert!(!result.is_error, "{}", result.text());
+        prop_assert!(result.warnings.is_empty(), "{:?}", result.warning_codes());
+        prop_assert_eq!(result.structured_content, Some(expected.clone()));
+        // The same arguments as raw text bind the same way.
+        let raw = block_on(registry.call("probe", args.to_string()));
+        prop_assert_eq!(raw.structured_content, Some(expected));
+    }
+
+    #[test]
+    fn no_input_panics_and_accepted_values_respect_the_schema(args in probe_shaped_json()) {
+        for registry in [registry(), {
+            let mut strict = ToolRegistry::new().strict();
+            strict.register(Probe).unwrap();
+            strict
+        }] {
+            let result = block_on(registry.call("probe", args.clone()));
+            prop_assert!(result.outcome != tool_runtime::Outcome::Panicked, "{}", result.text());
+            if result.is_error {
+                prop_assert!(!result.errors.is_empty());
+                continue;
+            }
+            let bound = result.structured_content.expect("the probe echoes a JSON object");
+            let max = bound["max_results"].as_u64().unwrap();
+            prop_assert!((1..=10_000).contains(&max));
+            prop_assert!(["read", "write", "append"].contains(&bound["mode"].as_str().unwrap()));
+            prop_assert!(bound["pattern"].is_string());
+            prop_assert!(bound["files"].as_array().unwrap().iter().all(Value::is_string));
+        }
+    }
+
+    #[test]
+    fn no_raw_text_panics(raw in ".{0,64}") {
+        let result = block_on(registry().call("probe", raw));
+        prop_assert!(result.outcome != tool_runtime::Outcome::Panicked);
+    }
+}
