@@ -1,0 +1,16 @@
+// Two parameters with the wire name `a`: the error points at the rename.
+
+use tool_runtime::tool;
+
+/// Copy a file.
+#[tool]
+async fn copy(
+    #[param(description = "The source path")] a: String,
+    #[param(description = "The destination path", rename = "a")] b: String,
+) -> String {
+    format!("{a} -> {b}")
+}
+
+fn main() {
+    let _ = Copy;
+}

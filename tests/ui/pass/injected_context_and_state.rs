@@ -1,0 +1,40 @@
+//! `ToolContext` and `State<T>` parameters are supplied by the runtime and
+//! never appear in the schema.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::json;
+use tool_runtime::{State, ToolCall, ToolContext, ToolRegistry, tool};
+
+/// A counter the registry holds as shared state.
+struct Counter(AtomicU32);
+
+/// Add to the shared counter and report the call it came from.
+#[tool]
+async fn bump(
+    #[param(description = "How much to add")] by: u32,
+    context: ToolContext,
+    counter: State<Counter>,
+) -> String {
+    let now = counter.0.fetch_add(by, Ordering::SeqCst) + by;
+    format!("{}:{}:{now}", context.tool_name(), context.call_id())
+}
+
+fn main() {
+    let mut registry = ToolRegistry::new().with_state(Counter(AtomicU32::new(0)));
+    registry.register(Bump).unwrap();
+
+    let schema = registry.get("bump").unwrap().definition().input_schema();
+    let properties = schema["properties"].as_object().unwrap();
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["by"], "{schema}");
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let result = runtime.block_on(registry.call_one(ToolCall::new("bump", json!({"by": 2})).with_id("c1")));
+    assert!(!result.is_error, "{result:?}");
+    assert_eq!(result.text(), "bump:c1:2");
+    let result = runtime.block_on(registry.call_one(ToolCall::new("bump", json!({"by": 3})).with_id("c2")));
+    assert_eq!(result.text(), "bump:c2:5");
+}
