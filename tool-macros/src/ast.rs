@@ -7,6 +7,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use crate::attr::{DefaultExpr, ParamAttrs, ToolArgs};
+use crate::ctxt::Ctxt;
 use crate::docs::{self, Docs};
 
 /// The function under `#[tool]`.
@@ -27,8 +28,9 @@ pub struct Param<'a> {
     pub ty: &'a syn::Type,
     pub role: Role<'a>,
     pub attrs: ParamAttrs,
-    /// Whether the parameter carried a `#[param]` at all.
-    pub has_param_attr: bool,
+    /// Whether its `#[param]` parsed; when not, its error is reported and
+    /// the checks that read the attribute are skipped.
+    pub attrs_ok: bool,
 }
 
 /// Who supplies a parameter's value.
@@ -42,9 +44,9 @@ pub enum Role<'a> {
 }
 
 impl<'a> ToolFn<'a> {
-    /// Builds the model, collecting every attribute error into `errors`.
-    pub fn from_item(item: &'a syn::ItemFn, args: ToolArgs, errors: &mut darling::error::Accumulator) -> Self {
-        let params = item.sig.inputs.iter().map(|arg| Param::from_arg(arg, errors)).collect();
+    /// Builds the model, collecting every attribute error into `cx`.
+    pub fn from_item(item: &'a syn::ItemFn, args: ToolArgs, cx: &mut Ctxt) -> Self {
+        let params = item.sig.inputs.iter().map(|arg| Param::from_arg(arg, cx)).collect();
         let rt = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
         ToolFn {
             item,
@@ -78,6 +80,12 @@ impl<'a> ToolFn<'a> {
         syn::Ident::new(&upper_camel(&unraw(self.fn_ident())), self.fn_ident().span())
     }
 
+    /// Whether the function takes `self` (then no item can be emitted
+    /// beside it: it sits in an `impl` block).
+    pub fn has_receiver(&self) -> bool {
+        self.item.sig.receiver().is_some()
+    }
+
     /// The parameters the model sees.
     pub fn model_params(&self) -> impl Iterator<Item = &Param<'a>> {
         self.params.iter().filter(|p| matches!(p.role, Role::Model))
@@ -99,7 +107,7 @@ impl<'a> ToolFn<'a> {
 }
 
 impl<'a> Param<'a> {
-    fn from_arg(arg: &'a syn::FnArg, errors: &mut darling::error::Accumulator) -> Self {
+    fn from_arg(arg: &'a syn::FnArg, cx: &mut Ctxt) -> Self {
         let (attrs, ident, ty) = match arg {
             syn::FnArg::Receiver(receiver) => (&receiver.attrs, None, &*receiver.ty),
             syn::FnArg::Typed(pat_type) => {
@@ -110,15 +118,16 @@ impl<'a> Param<'a> {
                 (&pat_type.attrs, ident, &*pat_type.ty)
             }
         };
-        let has_param_attr = attrs.iter().any(crate::attr::is_param_attr);
-        let param_attrs = errors.handle(ParamAttrs::from_attributes(attrs)).unwrap_or_default();
+        let param_attrs = cx.handle(ParamAttrs::from_attributes(attrs));
+        let attrs_ok = param_attrs.is_some();
+        let param_attrs = param_attrs.unwrap_or_default();
         Param {
             arg,
             ident,
             ty,
             role: role_of(ty),
             attrs: param_attrs,
-            has_param_attr,
+            attrs_ok,
         }
     }
 

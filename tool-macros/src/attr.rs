@@ -52,13 +52,13 @@ pub struct ParamAttrs {
 /// The constraint keys shared by parameters and struct fields.
 #[derive(Debug, Default, FromMeta)]
 pub struct Bounds {
-    pub min: Option<NumberLit>,
-    pub max: Option<NumberLit>,
-    pub min_length: Option<u64>,
-    pub max_length: Option<u64>,
+    pub min: Option<SpannedValue<NumberLit>>,
+    pub max: Option<SpannedValue<NumberLit>>,
+    pub min_length: Option<SpannedValue<u64>>,
+    pub max_length: Option<SpannedValue<u64>>,
     pub pattern: Option<SpannedValue<String>>,
-    pub min_items: Option<u64>,
-    pub max_items: Option<u64>,
+    pub min_items: Option<SpannedValue<u64>>,
+    pub max_items: Option<SpannedValue<u64>>,
 }
 
 impl Bounds {
@@ -77,15 +77,18 @@ impl Bounds {
         if self.is_empty() {
             return None;
         }
-        let number = |n: &Option<NumberLit>| match n {
+        let number = |n: &Option<SpannedValue<NumberLit>>| match n {
             Some(n) => {
                 let n = n.to_tokens(rt);
                 quote!(::core::option::Option::Some(#n))
             }
             None => quote!(::core::option::Option::None),
         };
-        let count = |n: &Option<u64>| match n {
-            Some(n) => quote!(::core::option::Option::Some(#n)),
+        let count = |n: &Option<SpannedValue<u64>>| match n {
+            Some(n) => {
+                let n = **n;
+                quote!(::core::option::Option::Some(#n))
+            }
             None => quote!(::core::option::Option::None),
         };
         let minimum = number(&self.min);
@@ -134,6 +137,13 @@ pub enum NumberLit {
 }
 
 impl NumberLit {
+    pub fn as_f64(&self) -> f64 {
+        match self {
+            NumberLit::Int(i) => *i as f64,
+            NumberLit::Float(f) => *f,
+        }
+    }
+
     fn to_tokens(&self, rt: &syn::Path) -> TokenStream {
         match self {
             NumberLit::Int(n) => quote!(#rt::__private::int_bound(#n)),

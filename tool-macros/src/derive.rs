@@ -1,13 +1,14 @@
 //! `#[derive(ToolParam)]`: the shape of a user's struct or unit-variant enum,
 //! with descriptions from doc comments and names as serde renames them.
 
-use darling::{Error, FromAttributes};
+use darling::FromAttributes;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::attr::ParamAttrs;
 use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
 use crate::docs;
 
 /// Expands the derive. Errors leave a stub impl, so uses of the type report
@@ -18,19 +19,19 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let rt = crate_path(&input.attrs);
-    let mut errors = Error::accumulator();
-    let container = serde_attrs(&input.attrs, &mut errors);
+    let mut cx = Ctxt::new();
+    let container = serde_attrs(&input.attrs, &mut cx);
     for (span, what) in [(container.tag, "internally tagged"), (container.untagged, "untagged")] {
         if let Some(span) = span {
-            errors.push(Error::custom(format!("{what} enums are not supported as tool parameters")).with_span(&span));
+            cx.at(span, format!("{what} enums are not supported as tool parameters"));
         }
     }
     let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
     let kind = match &input.data {
-        syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut errors),
-        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut errors),
+        syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut cx),
+        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut cx),
         syn::Data::Union(u) => {
-            errors.push(Error::custom("a union cannot be a tool parameter").with_span(&u.union_token));
+            cx.spanned(u.union_token, "a union cannot be a tool parameter");
             None
         }
     };
@@ -40,7 +41,7 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         param.bounds.push(syn::parse_quote!(#rt::__private::ToolParam));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = match (errors.finish(), kind) {
+    let body = match (cx.finish(), kind) {
         (Ok(()), Some(kind)) => {
             let describe = description.map(|d| quote!(.describe(#d)));
             quote! {
@@ -48,10 +49,7 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
                 #kind #describe
             }
         }
-        (Err(e), _) => {
-            let errors = e.write_errors();
-            quote!(#errors ::core::unimplemented!())
-        }
+        (Err(errors), _) => quote!(#errors ::core::unimplemented!()),
         (Ok(()), None) => quote!(::core::unimplemented!()),
     };
     quote! {
@@ -89,12 +87,7 @@ fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
     syn::parse_quote!(::tool_runtime)
 }
 
-fn struct_kind(
-    rt: &syn::Path,
-    data: &syn::DataStruct,
-    container: &SerdeAttrs,
-    errors: &mut darling::error::Accumulator,
-) -> Option<TokenStream> {
+fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
     let fields = match &data.fields {
         syn::Fields::Named(named) => &named.named,
         syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
@@ -103,9 +96,9 @@ fn struct_kind(
             return Some(quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()));
         }
         other => {
-            errors.push(
-                Error::custom("only structs with named fields (or one-field newtypes) can be tool parameters")
-                    .with_span(other),
+            cx.spanned(
+                other,
+                "only structs with named fields (or one-field newtypes) can be tool parameters",
             );
             return None;
         }
@@ -113,30 +106,29 @@ fn struct_kind(
     let rule = container.rename_all;
     let mut out = Vec::new();
     for field in fields {
-        let serde = serde_attrs(&field.attrs, errors);
+        let serde = serde_attrs(&field.attrs, cx);
         if serde.skip {
             continue;
         }
         if let Some(span) = serde.flatten {
-            errors.push(Error::custom("#[serde(flatten)] is not supported in tool parameters").with_span(&span));
+            cx.at(span, "#[serde(flatten)] is not supported in tool parameters");
             continue;
         }
         let Some(ident) = &field.ident else { continue };
-        let attrs = errors
-            .handle(ParamAttrs::from_attributes(&field.attrs))
-            .unwrap_or_default();
+        let attrs = cx.handle(ParamAttrs::from_attributes(&field.attrs)).unwrap_or_default();
         if let Some(default) = &attrs.default {
-            errors.push(
-                Error::custom("a struct field's default is serde's: use #[serde(default)]").with_span(&default.span()),
+            cx.at(
+                default.span(),
+                "a struct field's default is serde's: use #[serde(default)]",
             );
         }
         if let Some(rename) = &attrs.rename {
-            errors.push(
-                Error::custom("a struct field's wire name is serde's: use #[serde(rename = \"...\")]")
-                    .with_span(&rename.span()),
+            cx.at(
+                rename.span(),
+                "a struct field's wire name is serde's: use #[serde(rename = \"...\")]",
             );
         }
-        crate::valid::check_bounds(&attrs.bounds, &field.ty, errors);
+        crate::valid::check_bounds(&attrs.bounds, cx);
         let rust_name = crate::ast::unraw(ident);
         let wire = serde
             .rename
@@ -147,12 +139,9 @@ fn struct_kind(
             .clone()
             .or_else(|| docs::join_paragraphs(&docs::doc_lines(&field.attrs)));
         let Some(description) = description else {
-            errors.push(
-                Error::custom(format!(
+            cx.spanned(ident, format!(
                     "the field `{rust_name}` has no description: the model reads one for every field; add a doc comment or #[param(description = \"...\")]"
-                ))
-                .with_span(ident),
-            );
+                ));
             continue;
         };
         let ty = &field.ty;
@@ -175,24 +164,17 @@ fn struct_kind(
     })
 }
 
-fn enum_kind(
-    rt: &syn::Path,
-    data: &syn::DataEnum,
-    container: &SerdeAttrs,
-    errors: &mut darling::error::Accumulator,
-) -> Option<TokenStream> {
+fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
     let mut values = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
-            errors.push(
-                Error::custom(
-                    "only unit variants can be tool parameters (the model sends the variant's name as a string)",
-                )
-                .with_span(&variant.fields),
+            cx.spanned(
+                variant,
+                "only unit variants can be tool parameters (the model sends the variant's name as a string)",
             );
             continue;
         }
-        let serde = serde_attrs(&variant.attrs, errors);
+        let serde = serde_attrs(&variant.attrs, cx);
         if serde.skip {
             continue;
         }
@@ -204,7 +186,7 @@ fn enum_kind(
         values.push(wire);
     }
     if data.variants.is_empty() {
-        errors.push(Error::custom("an enum without variants cannot be a tool parameter").with_span(&Span::call_site()));
+        cx.at(Span::call_site(), "an enum without variants cannot be a tool parameter");
     }
     Some(quote! {
         #rt::__private::Shape::new(#rt::__private::Kind::Enum(::std::vec![
@@ -225,7 +207,7 @@ struct SerdeAttrs {
     untagged: Option<Span>,
 }
 
-fn serde_attrs(attrs: &[syn::Attribute], errors: &mut darling::error::Accumulator) -> SerdeAttrs {
+fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
     let mut out = SerdeAttrs::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         let parsed = attr.parse_nested_meta(|meta| {
@@ -236,7 +218,7 @@ fn serde_attrs(attrs: &[syn::Attribute], errors: &mut darling::error::Accumulato
                 if let Some(rule) = deserialize_name(&meta)? {
                     match RenameRule::from_str(&rule) {
                         Some(rule) => out.rename_all = Some(rule),
-                        None => errors.push(Error::custom(format!("unknown rename rule `{rule}`")).with_span(path)),
+                        None => cx.spanned(path, format!("unknown rename rule `{rule}`")),
                     }
                 }
             } else if path.is_ident("default") {

@@ -6,6 +6,7 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Role, ToolFn, last_segment};
 use crate::attr::tool_args;
+use crate::ctxt::Ctxt;
 use crate::fallback;
 use crate::valid;
 
@@ -19,13 +20,13 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#item #error);
         }
     };
-    let mut errors = darling::Error::accumulator();
-    let args = errors.handle(tool_args(args)).unwrap_or_default();
-    let model = ToolFn::from_item(&function, args, &mut errors);
-    valid::check(&model, &mut errors);
-    match errors.finish() {
+    let mut cx = Ctxt::new();
+    let args = cx.handle(tool_args(args)).unwrap_or_default();
+    let model = ToolFn::from_item(&function, args, &mut cx);
+    valid::check(&model, &mut cx);
+    match cx.finish() {
         Ok(()) => generate(&model),
-        Err(e) => fallback::tool(&model, e.write_errors()),
+        Err(errors) => fallback::tool(&model, errors),
     }
 }
 
@@ -62,10 +63,6 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
     let ident = model.struct_ident();
     let definition = definition(model);
     let invoke = invoke(model);
-    let assertions = model.model_params().map(|p| {
-        let ty = p.ty;
-        quote_spanned! {ty.span()=> __assert_tool_param::<#ty>(); }
-    });
     quote! {
         #function
         #struct_item
@@ -73,12 +70,6 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
         const _: () = {
             #[allow(unused_imports)]
             use #rt::__private::{ViaAnything as _, ViaIntoToolOutput as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
-
-            fn __assert_tool_param<T: #rt::__private::ToolParam>() {}
-            #[allow(dead_code)]
-            fn __assert_tool_params() {
-                #(#assertions)*
-            }
 
             impl #rt::__private::Tool for #ident {
                 fn definition(&self) -> &#rt::__private::ToolDefinition {
@@ -110,10 +101,13 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
             None => quote!(::core::option::Option::None),
         };
         let rust_type = quote!(#ty).to_string().replace(' ', "");
+        // Every use of the type goes through `<T as ToolParam>` spanned at
+        // the type, so a type that is no parameter gets one error there.
+        let shape = quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape());
         quote! {
             #rt::__private::Field::new(
                 #wire,
-                <#ty as #rt::__private::ToolParam>::shape().describe(#description) #constrain,
+                #shape.describe(#description) #constrain,
                 #has_default,
                 #rust_type,
             )
@@ -256,9 +250,11 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
                 let take = match param.default() {
                     Some(expr) => {
                         let value = default_value(ty, expr);
-                        quote!(__arguments.take_or_else::<#ty>(#wire, || #value))
+                        quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__take_or_else(&mut __arguments, #wire, || #value))
                     }
-                    None => quote!(__arguments.take::<#ty>(#wire)),
+                    None => {
+                        quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__take(&mut __arguments, #wire))
+                    }
                 };
                 takes.push(quote!(let #local = #take;));
                 checked.push(local);

@@ -11,6 +11,10 @@ use crate::expand::{stripped_fn, struct_item};
 pub fn tool(model: &ToolFn<'_>, errors: TokenStream) -> TokenStream {
     let rt = &model.rt;
     let function = stripped_fn(model.item);
+    if model.has_receiver() {
+        // A method sits in an `impl` block, where no struct can be emitted.
+        return quote!(#errors #function);
+    }
     let struct_item = struct_item(model);
     let ident = model.struct_ident();
     quote! {

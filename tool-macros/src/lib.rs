@@ -7,7 +7,7 @@
 //! - `ast`: the borrowed model of a `#[tool]` function
 //! - `attr`: parsing `#[tool(...)]` and `#[param(...)]`
 //! - `docs`: descriptions from doc comments
-//! - `valid`: the rules, each error spanned at its token
+//! - `valid`: the rules, each error spanned at its token; `ctxt` collects them
 //! - `expand`: code generation; `fallback`: what is emitted on error
 //! - `derive`, `case`: `#[derive(ToolParam)]` and serde's rename rules
 
@@ -16,6 +16,7 @@
 mod ast;
 mod attr;
 mod case;
+mod ctxt;
 mod derive;
 mod docs;
 mod expand;

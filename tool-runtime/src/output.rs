@@ -247,6 +247,30 @@ impl fmt::Debug for ToolError {
     }
 }
 
+/// Decodes standard base64 (with padding); `None` when it is not base64.
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let text = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut buffer, mut bits) = (0u32, 0);
+    for &c in text {
+        buffer = (buffer << 6) | u32::from(value(c)?);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
 fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -280,7 +304,9 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(base64(input.as_bytes()), expected);
+            assert_eq!(base64_decode(expected).unwrap(), input.as_bytes());
         }
+        assert_eq!(base64_decode("not base64!"), None);
     }
 
     #[test]

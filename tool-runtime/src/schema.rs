@@ -422,6 +422,23 @@ impl Field {
 pub trait ToolParam: serde::de::DeserializeOwned {
     /// This type's shape. Called once per tool, when its definition is built.
     fn shape() -> Shape;
+
+    /// Takes parameter `name` as this type. Used by `#[tool]`'s generated
+    /// code, so that every use of a parameter type is one `ToolParam` bound.
+    #[doc(hidden)]
+    fn __take(arguments: &mut crate::bind::BoundArguments, name: &str) -> Option<Self> {
+        arguments.take(name)
+    }
+
+    /// Takes parameter `name`, or the default when it is absent.
+    #[doc(hidden)]
+    fn __take_or_else(
+        arguments: &mut crate::bind::BoundArguments,
+        name: &str,
+        default: impl FnOnce() -> Self,
+    ) -> Option<Self> {
+        arguments.take_or_else(name, default)
+    }
 }
 
 macro_rules! integer_params {

@@ -1,0 +1,207 @@
+//! Gemini: function declarations with an OpenAPI-subset schema,
+//! `functionCall` parts in, `functionResponse` parts out.
+//!
+//! Gemini's schema dialect has no `additionalProperties`, `$ref`, `const`,
+//! `$schema` or type arrays; it marks nullable values with `nullable: true`
+//! and spells types in capitals (`STRING`).
+
+use serde_json::{Map, Value, json};
+
+use super::strict::move_keywords;
+use super::{FormatError, check_call_ids, order_results};
+use crate::output::Content;
+use crate::registry::{CallArguments, ToolCall};
+use crate::result::ToolResult;
+use crate::tool::ToolDefinition;
+
+/// `{name, description, parameters?}`; a tool without parameters has no
+/// `parameters` (Gemini refuses an object with no properties).
+pub(crate) fn declaration(tool: &ToolDefinition) -> Value {
+    let mut out = json!({"name": tool.name(), "description": tool.description()});
+    if !tool.params().fields.is_empty() {
+        out["parameters"] = openapi_schema(tool.input_schema());
+    }
+    out
+}
+
+/// The OpenAPI subset Gemini accepts, made from a portable schema.
+pub fn openapi_schema(schema: &Value) -> Value {
+    let Value::Object(node) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in node {
+        match key.as_str() {
+            "$schema" | "$ref" | "$defs" | "additionalProperties" => {}
+            "const" => {
+                out.insert("enum".into(), json!([value]));
+            }
+            "type" => {
+                let (ty, nullable) = match value {
+                    Value::Array(types) => (
+                        types.iter().find(|t| *t != "null").cloned().unwrap_or(Value::Null),
+                        types.iter().any(|t| t == "null"),
+                    ),
+                    other => (other.clone(), false),
+                };
+                if let Some(t) = ty.as_str() {
+                    out.insert("type".into(), Value::String(t.to_ascii_uppercase()));
+                }
+                if nullable {
+                    out.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+            "properties" => {
+                let properties = value
+                    .as_object()
+                    .map(|p| p.iter().map(|(k, v)| (k.clone(), openapi_schema(v))).collect())
+                    .unwrap_or_default();
+                out.insert("properties".into(), Value::Object(properties));
+            }
+            "items" => {
+                out.insert("items".into(), openapi_schema(value));
+            }
+            "enum" => {
+                let values: Vec<Value> = value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|v| !v.is_null())
+                    .cloned()
+                    .collect();
+                out.insert("enum".into(), Value::Array(values));
+            }
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    // What Gemini cannot express, the model still reads.
+    if let Some(Value::Object(values)) = node.get("additionalProperties")
+        && !node.contains_key("properties")
+    {
+        let kind = values.get("type").and_then(Value::as_str).unwrap_or("any JSON value");
+        let note = format!("an object of {kind} values by key");
+        let description = match out.get("description").and_then(Value::as_str) {
+            Some(d) => format!("{d} ({note})"),
+            None => format!("({note})"),
+        };
+        out.insert("description".into(), Value::String(description));
+    }
+    move_keywords(&mut out, &["uniqueItems"]);
+    Value::Object(out)
+}
+
+/// The `functionCall` parts of a model turn (a `Content` object, or a whole
+/// response whose first candidate holds it), in order. Gemini's call ids
+/// are optional; where present they must be distinct.
+pub fn function_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
+    let content = content.pointer("/candidates/0/content").unwrap_or(content);
+    let Some(parts) = content.get("parts").and_then(Value::as_array) else {
+        return Err(FormatError::new("the content has no parts array"));
+    };
+    let mut calls = Vec::new();
+    for call in parts.iter().filter_map(|p| p.get("functionCall")) {
+        let Some(name) = call["name"].as_str() else {
+            return Err(FormatError::new("a functionCall lacks its name"));
+        };
+        let args = call.get("args").cloned().unwrap_or(Value::Object(Map::new()));
+        let mut tool_call = ToolCall::new(name, CallArguments::Json(args));
+        tool_call.id = call["id"].as_str().map(str::to_owned);
+        calls.push(tool_call);
+    }
+    check_call_ids(calls.iter().filter_map(|c| c.id.as_deref()))?;
+    Ok(calls)
+}
+
+/// The `role: "user"` content answering a model turn: one
+/// `functionResponse` part per result, in order (`response.output` on
+/// success, `response.error` on failure), then an `inlineData` part for each
+/// image or document a result returned.
+pub fn function_response_content(results: &[ToolResult]) -> Value {
+    let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
+    for result in results {
+        for block in &result.content {
+            if let Content::Image { data, mime_type } | Content::Document { data, mime_type, .. } = block {
+                parts.push(json!({"inlineData": {"mimeType": mime_type, "data": data}}));
+            }
+        }
+    }
+    json!({"role": "user", "parts": parts})
+}
+
+fn function_response_part(result: &ToolResult) -> Value {
+    let key = if result.is_error { "error" } else { "output" };
+    let value = match (&result.structured_content, result.is_error) {
+        (Some(structured), false) => structured.clone(),
+        _ => Value::String(super::text_only(result)),
+    };
+    let mut response = json!({"name": result.tool, "response": {key: value}});
+    if let Some(id) = &result.call_id {
+        response["id"] = Value::String(id.clone());
+    }
+    json!({ "functionResponse": response })
+}
+
+/// The content answering `model_turn`'s calls. With ids, results are
+/// matched by id; without, by position (Gemini answers calls in order).
+pub fn reply(model_turn: &Value, results: &[ToolResult]) -> Result<Value, FormatError> {
+    let calls = function_calls(model_turn)?;
+    if calls.iter().all(|c| c.id.is_some()) && !calls.is_empty() {
+        let ids: Vec<String> = calls.into_iter().filter_map(|c| c.id).collect();
+        return Ok(function_response_content(&order_results(&ids, results)?));
+    }
+    if calls.len() != results.len() {
+        return Err(FormatError::new(format!(
+            "{} function calls but {} results",
+            calls.len(),
+            results.len()
+        )));
+    }
+    Ok(function_response_content(results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_becomes_gemini_s_dialect() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "description": "Tags"},
+                "maybe": {"type": ["integer", "null"]},
+                "weights": {"type": "object", "additionalProperties": {"type": "number"}, "description": "Weights"},
+                "fixed": {"const": "x"}
+            },
+            "required": ["tags"],
+            "additionalProperties": false
+        });
+        assert_eq!(
+            openapi_schema(&schema),
+            json!({
+                "type": "OBJECT",
+                "properties": {
+                    "tags": {"type": "ARRAY", "items": {"type": "STRING"}, "description": "Tags (items must be distinct)"},
+                    "maybe": {"type": "INTEGER", "nullable": true},
+                    "weights": {"type": "OBJECT", "description": "Weights (an object of number values by key)"},
+                    "fixed": {"enum": ["x"]}
+                },
+                "required": ["tags"]
+            })
+        );
+    }
+
+    #[test]
+    fn calls_without_ids_are_read_in_order() {
+        let turn = json!({"role": "model", "parts": [
+            {"text": "Let me check."},
+            {"functionCall": {"name": "a", "args": {"x": 1}}},
+            {"functionCall": {"name": "b"}},
+        ]});
+        let calls = function_calls(&turn).unwrap();
+        assert_eq!(calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(calls[0].id.is_none());
+    }
+}

@@ -1,0 +1,88 @@
+//! MCP (Model Context Protocol): `tools/list` entries, `tools/call`
+//! requests in, `CallToolResult` out.
+
+use serde_json::{Map, Value, json};
+
+use super::FormatError;
+use crate::output::Content;
+use crate::registry::{CallArguments, ToolCall};
+use crate::result::ToolResult;
+use crate::tool::ToolDefinition;
+
+/// `{name, title?, description, inputSchema, outputSchema?, annotations?}`.
+pub(crate) fn tool(tool: &ToolDefinition) -> Value {
+    let mut out = json!({
+        "name": tool.name(),
+        "description": tool.description(),
+        "inputSchema": tool.input_schema(),
+    });
+    let annotations = tool.annotations();
+    if let Some(title) = &annotations.title {
+        out["title"] = Value::String(title.clone());
+    }
+    if let Some(schema) = tool.output_schema() {
+        out["outputSchema"] = schema.clone();
+    }
+    if !annotations.is_empty() {
+        let mut hints = Map::new();
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(v) = value {
+                hints.insert(key.into(), v);
+            }
+        };
+        put("title", annotations.title.clone().map(Value::String));
+        put("readOnlyHint", annotations.read_only.map(Value::Bool));
+        put("destructiveHint", annotations.destructive.map(Value::Bool));
+        put("idempotentHint", annotations.idempotent.map(Value::Bool));
+        put("openWorldHint", annotations.open_world.map(Value::Bool));
+        out["annotations"] = Value::Object(hints);
+    }
+    out
+}
+
+/// The call of a `tools/call` request's `params` (`{name, arguments?}`).
+pub fn tool_call(params: &Value) -> Result<ToolCall, FormatError> {
+    let Some(name) = params["name"].as_str() else {
+        return Err(FormatError::new("tools/call params lack the tool name"));
+    };
+    let arguments = params.get("arguments").cloned().unwrap_or(Value::Object(Map::new()));
+    Ok(ToolCall::new(name, CallArguments::Json(arguments)))
+}
+
+/// A `CallToolResult`: `{content, isError, structuredContent?}`.
+/// Structured content is included when the result is a JSON object, as MCP
+/// requires.
+pub fn call_tool_result(result: &ToolResult) -> Value {
+    let content: Vec<Value> = result.content.iter().map(content_block).collect();
+    let mut out = json!({"content": content, "isError": result.is_error});
+    if let Some(structured @ Value::Object(_)) = &result.structured_content {
+        out["structuredContent"] = structured.clone();
+    }
+    out
+}
+
+fn content_block(content: &Content) -> Value {
+    match content {
+        Content::Text { text } => json!({"type": "text", "text": text}),
+        Content::Image { data, mime_type } => json!({"type": "image", "data": data, "mimeType": mime_type}),
+        Content::Document { data, mime_type, title } => {
+            let name = title.clone().unwrap_or_else(|| "document".to_owned());
+            json!({
+                "type": "resource",
+                "resource": {"uri": format!("document:///{}", uri_safe(&name)), "mimeType": mime_type, "blob": data},
+            })
+        }
+    }
+}
+
+fn uri_safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-._~".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
