@@ -168,8 +168,9 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
     let mut values = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
+            let (ident, fields) = (&variant.ident, &variant.fields);
             cx.spanned(
-                variant,
+                quote!(#ident #fields),
                 "only unit variants can be tool parameters (the model sends the variant's name as a string)",
             );
             continue;
