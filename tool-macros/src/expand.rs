@@ -276,7 +276,9 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
             };
         }
     });
-    let future = quote_spanned! {fn_ident.span()=>
+    // Generated locals all carry the call site's span: a tool declared by a
+    // `macro_rules!` gives its name another hygiene context.
+    let future = quote! {
         ::std::boxed::Box::pin(async move {
             let __returned = #call;
             #convert

@@ -7,6 +7,7 @@ pub mod codes;
 mod complete;
 mod dispatch;
 pub mod format;
+pub mod lint;
 pub mod output;
 mod registry;
 pub mod result;

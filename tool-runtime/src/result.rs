@@ -169,7 +169,7 @@ fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Op
     (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best)).then_some(best)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -1,0 +1,374 @@
+//! Provider formats: definitions in every format (snapshotted), each
+//! provider's calls in and results out, subsets, and the lint.
+
+mod common {
+    pub mod probe;
+}
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai};
+use tool_runtime::lint::LintRule;
+use tool_runtime::{Content, ToolError, ToolRegistry, tool};
+
+use common::probe::Probe;
+
+/// Render a chart of the given values as a PNG image.
+#[tool(tags = ["charts"], read_only = true)]
+async fn render_chart(#[param(description = "The values to plot, one bar each")] values: Vec<f64>) -> Vec<Content> {
+    vec![
+        Content::text(format!("A bar chart of {} values.", values.len())),
+        Content::image(b"\x89PNG\r\n\x1a\n", "image/png"),
+    ]
+}
+
+/// Produce the monthly report as a PDF document.
+#[tool(tags = ["reports"])]
+async fn export_report(
+    #[param(description = "The month, as YYYY-MM", pattern = "^[0-9]{4}-[0-9]{2}$")] month: String,
+) -> Content {
+    Content::document(
+        b"%PDF-1.4 report",
+        "application/pdf",
+        Some(format!("report-{month}.pdf")),
+    )
+}
+
+/// Fail on purpose, to show how errors travel to the model.
+#[tool(tags = ["reports"])]
+async fn fail_loudly(#[param(description = "What to complain about")] reason: String) -> Result<String, ToolError> {
+    Err(ToolError::new(format!("refused: {reason}")))
+}
+
+fn registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Probe)
+        .and_then(|r| r.register(RenderChart))
+        .and_then(|r| r.register(ExportReport))
+        .and_then(|r| r.register(FailLoudly))
+        .unwrap();
+    registry
+}
+
+fn check_snapshot(name: &str, actual: &Value) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.json"));
+    let rendered = serde_json::to_string_pretty(actual).unwrap() + "\n";
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &rendered).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("missing snapshot {} ({e}); run with UPDATE_SNAPSHOTS=1", path.display()));
+    assert_eq!(
+        rendered, expected,
+        "`{name}` changed; if intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff"
+    );
+}
+
+#[test]
+fn probe_definitions_in_every_format() {
+    let registry = registry();
+    let only_probe = Selection::all().allow(["probe"]);
+    for format in Format::ALL {
+        let name = format!("probe_{}", format!("{format:?}").to_lowercase());
+        check_snapshot(&name, &registry.tool_definitions(*format, &only_probe));
+    }
+}
+
+#[test]
+fn definitions_are_rendered_once_and_kept() {
+    let registry = registry();
+    let probe = registry.get("probe").unwrap().definition();
+    let first: *const Value = probe.render(Format::OpenAiChatStrict);
+    let second: *const Value = probe.render(Format::OpenAiChatStrict);
+    assert_eq!(first, second, "the second request reuses the first rendering");
+}
+
+#[test]
+fn subsets_by_name_tag_and_denial() {
+    let registry = registry();
+    let names = |selection: &Selection| -> Vec<String> {
+        registry
+            .tool_definitions(Format::Anthropic, selection)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&Selection::all()).len(), 4);
+    assert_eq!(
+        names(&Selection::all().with_tags(["reports"])),
+        ["export_report", "fail_loudly"]
+    );
+    assert_eq!(
+        names(&Selection::all().with_tags(["reports"]).allow(["probe"])),
+        ["probe", "export_report", "fail_loudly"]
+    );
+    assert_eq!(
+        names(&Selection::all().deny(["probe", "fail_loudly"])),
+        ["render_chart", "export_report"]
+    );
+    assert_eq!(
+        names(&Selection::all().with_tags(["reports"]).deny(["fail_loudly"])),
+        ["export_report"]
+    );
+    let gemini = registry.tool_definitions(Format::Gemini, &Selection::all().allow(["render_chart"]));
+    assert_eq!(gemini["functionDeclarations"][0]["name"], "render_chart");
+}
+
+#[tokio::test]
+async fn anthropic_round_trip_keeps_order_and_puts_notices_last() {
+    let registry = registry();
+    let assistant = json!({"role": "assistant", "content": [
+        {"type": "text", "text": "On it."},
+        {"type": "tool_use", "id": "toolu_b", "name": "fail_loudly", "input": {"reason": "no data"}},
+        {"type": "tool_use", "id": "toolu_a", "name": "render_chart", "input": {"values": "[1, 2.5]"}},
+        {"type": "tool_use", "id": "toolu_c", "name": "export_report", "input": {"month": "2026-11"}},
+    ]});
+    let calls = anthropic::tool_calls(&assistant).unwrap();
+    let mut results = registry.call_all(calls).await;
+    results.reverse(); // however they arrive, the reply follows the tool_use order
+    let reply = anthropic::ToolResultMessage::answering(&assistant, results)
+        .unwrap()
+        .notice("2 of 5 tool calls left")
+        .to_json();
+    assert_eq!(reply["role"], "user");
+    let content = reply["content"].as_array().unwrap();
+    let ids: Vec<&str> = content.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
+    assert_eq!(ids, ["toolu_b", "toolu_a", "toolu_c"]);
+    assert_eq!(content[0]["is_error"], true);
+    assert_eq!(content[0]["content"][0]["text"], "refused: no data");
+    assert_eq!(content[1]["content"][1]["type"], "image");
+    assert_eq!(content[1]["content"][1]["source"]["media_type"], "image/png");
+    assert_eq!(content[2]["content"][0]["type"], "document");
+    assert_eq!(content[2]["content"][0]["title"], "report-2026-11.pdf");
+    assert_eq!(content[3], json!({"type": "text", "text": "2 of 5 tool calls left"}));
+}
+
+#[tokio::test]
+async fn unmatched_results_are_a_clear_error() {
+    let registry = registry();
+    let assistant = json!({"content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "fail_loudly", "input": {"reason": "x"}},
+    ]});
+    let stray = registry
+        .call_one(tool_runtime::ToolCall::new("fail_loudly", json!({"reason": "y"})).with_id("toolu_9"))
+        .await;
+    let err = anthropic::ToolResultMessage::answering(&assistant, vec![stray]).unwrap_err();
+    assert!(err.to_string().contains("toolu_9"), "{err}");
+}
+
+#[tokio::test]
+async fn openai_chat_round_trip_parses_string_arguments() {
+    let registry = registry();
+    let completion = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "probe", "arguments": "{\"pattern\": \"*.rs\", \"max_results\": \"7\"}"}},
+        {"id": "call_2", "type": "function", "function": {"name": "probe", "arguments": "{not json"}},
+    ]}}]});
+    let calls = openai::chat_tool_calls(&completion).unwrap();
+    let results = registry.call_all(calls).await;
+    assert_eq!(results[0].structured_content.as_ref().unwrap()["max_results"], 7);
+    assert_eq!(results[1].error_codes(), ["json_parse_error"]);
+    let messages = openai::chat_reply(&completion, &results).unwrap();
+    assert_eq!(messages[0]["role"], "tool");
+    assert_eq!(messages[0]["tool_call_id"], "call_1");
+    assert_eq!(messages[1]["tool_call_id"], "call_2");
+    assert!(messages[1]["content"].as_str().unwrap().contains("json_parse_error"));
+}
+
+#[tokio::test]
+async fn openai_chat_tool_messages_describe_images_they_cannot_carry() {
+    let registry = registry();
+    let result = registry
+        .call_one(tool_runtime::ToolCall::new("render_chart", json!({"values": [1]})).with_id("call_1"))
+        .await;
+    let messages = openai::chat_tool_messages(&[result]);
+    assert_eq!(
+        messages[0]["content"],
+        "A bar chart of 1 values.\n[an image (image/png) is not shown in this format]"
+    );
+}
+
+#[tokio::test]
+async fn openai_responses_round_trip() {
+    let registry = registry();
+    let response = json!({"output": [
+        {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "render_chart", "arguments": "{\"values\": [3]}"},
+        {"type": "function_call", "id": "fc_2", "call_id": "call_b", "name": "fail_loudly", "arguments": "{\"reason\": \"z\"}"},
+    ]});
+    let results = registry
+        .call_all(openai::responses_function_calls(&response).unwrap())
+        .await;
+    let items = openai::responses_reply(&response, &results).unwrap();
+    assert_eq!(items[0]["type"], "function_call_output");
+    assert_eq!(items[0]["call_id"], "call_a");
+    assert_eq!(items[0]["output"][1]["type"], "input_image");
+    assert!(
+        items[0]["output"][1]["image_url"]
+            .as_str()
+            .unwrap()
+            .starts_with("data:image/png;base64,")
+    );
+    assert_eq!(items[1]["output"], "refused: z");
+}
+
+#[tokio::test]
+async fn gemini_round_trip() {
+    let registry = registry();
+    let response = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "probe", "args": {"pattern": "src/**"}}},
+        {"functionCall": {"name": "fail_loudly", "args": {"reason": "q"}}},
+    ]}}]});
+    let results = registry.call_all(gemini::function_calls(&response).unwrap()).await;
+    let content = gemini::reply(&response, &results).unwrap();
+    let parts = content["parts"].as_array().unwrap();
+    assert_eq!(parts[0]["functionResponse"]["name"], "probe");
+    assert_eq!(parts[0]["functionResponse"]["response"]["output"]["pattern"], "src/**");
+    assert_eq!(parts[1]["functionResponse"]["response"]["error"], "refused: q");
+    assert!(
+        parts[0]["functionResponse"].get("id").is_none(),
+        "no id was sent, none is returned"
+    );
+}
+
+#[tokio::test]
+async fn mcp_round_trip() {
+    let registry = registry();
+    let call = mcp::tool_call(&json!({"name": "probe", "arguments": {"pattern": "a"}})).unwrap();
+    let result = mcp::call_tool_result(&registry.call_one(call).await);
+    assert_eq!(result["isError"], false);
+    assert_eq!(result["structuredContent"]["pattern"], "a");
+    let image = registry.call("render_chart", json!({"values": []})).await;
+    let result = mcp::call_tool_result(&image);
+    assert_eq!(
+        result["content"][1],
+        json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
+    );
+    let definitions = registry.tool_definitions(Format::Mcp, &Selection::all().allow(["render_chart"]));
+    assert_eq!(definitions[0]["annotations"], json!({"readOnlyHint": true}));
+}
+
+#[tokio::test]
+async fn null_sent_for_optional_parameters_under_a_strict_schema_means_absent() {
+    // A strict schema makes every property required and optional ones
+    // nullable, so the model sends null for what it leaves unset.
+    let registry = registry();
+    let strict = ToolRegistry::new().strict();
+    let mut strict = strict;
+    strict.register(Probe).unwrap();
+    let args = json!({
+        "pattern": "x", "case_sensitive": null, "max_results": null, "offset": null, "threshold": null,
+        "files": null, "mode": null, "window": {"start": 1, "end": null}, "labels": null
+    });
+    for registry in [&registry, &strict] {
+        let result = registry.call("probe", args.clone()).await;
+        assert!(!result.is_error, "{}", result.text());
+        assert_eq!(
+            result.structured_content.unwrap(),
+            json!({"pattern": "x", "case_sensitive": true, "max_results": 100, "offset": 0, "threshold": null,
+                   "files": [], "mode": "read", "window": {"start": 1, "end": null}, "labels": null})
+        );
+    }
+    assert!(
+        strict.call("probe", args).await.warnings.is_empty(),
+        "strict binding treats null as absence silently"
+    );
+}
+
+#[test]
+fn the_lint_finds_what_makes_models_stumble() {
+    /// Files.
+    #[tool(name = "Files")]
+    async fn files(#[param(description = "The path")] path: String) -> String {
+        path
+    }
+
+    /// Read one file from the workspace and return its text.
+    #[tool]
+    async fn read_file(#[param(description = "Where the file is, relative to the root")] path: String) -> String {
+        path
+    }
+
+    /// Read several files from the workspace and return their text.
+    #[tool]
+    async fn read_files(#[param(description = "Where the files are")] paths: Vec<String>) -> String {
+        paths.join(",")
+    }
+
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Files)
+        .unwrap()
+        .register(ReadFile)
+        .unwrap()
+        .register(ReadFiles)
+        .unwrap();
+    let findings = registry.lint(&Selection::all());
+    let rules: Vec<(LintRule, Option<&str>)> = findings.iter().map(|f| (f.rule, f.tool.as_deref())).collect();
+    assert_eq!(
+        rules,
+        [
+            (LintRule::NameNotSnakeCase, Some("Files")),
+            (LintRule::NameNotVerb, Some("Files")),
+            (LintRule::DescriptionTooShort, Some("Files")),
+            (LintRule::DescriptionRepeatsName, Some("Files")),
+            (LintRule::NearDuplicateNames, Some("read_file")),
+        ]
+    );
+    assert_eq!(findings[3].param.as_deref(), Some("path"));
+    assert!(
+        findings[0].to_string().starts_with("name_not_snake_case (Files): "),
+        "{}",
+        findings[0]
+    );
+
+    let mut many = ToolRegistry::new();
+    macro_rules! tools {
+        ($($name:ident),*) => {$(
+            /// Get one of many similar values for the test of request size.
+            #[tool]
+            async fn $name() -> u8 { 0 }
+        )*};
+    }
+    tools!(
+        get_a1, get_b2, get_c3, get_d4, get_e5, get_f6, get_g7, get_h8, get_i9, get_j0, get_kk
+    );
+    many.register(GetA1)
+        .unwrap()
+        .register(GetB2)
+        .unwrap()
+        .register(GetC3)
+        .unwrap()
+        .register(GetD4)
+        .unwrap();
+    many.register(GetE5)
+        .unwrap()
+        .register(GetF6)
+        .unwrap()
+        .register(GetG7)
+        .unwrap()
+        .register(GetH8)
+        .unwrap();
+    many.register(GetI9)
+        .unwrap()
+        .register(GetJ0)
+        .unwrap()
+        .register(GetKk)
+        .unwrap();
+    let findings = many.lint(&Selection::all());
+    assert!(
+        findings.iter().any(|f| f.rule == LintRule::TooManyTools),
+        "{findings:?}"
+    );
+    assert!(
+        !many
+            .lint(&Selection::all().deny(["get_kk"]))
+            .iter()
+            .any(|f| f.rule == LintRule::TooManyTools)
+    );
+}
