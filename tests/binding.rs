@@ -277,3 +277,159 @@ proptest! {
         prop_assert!(result.outcome != tool_runtime::Outcome::Panicked);
     }
 }
+
+/// The probe again, with a nested struct that refuses unknown keys, so a
+/// typed parse is exact and the fast path applies.
+mod fast {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+    use tool_runtime::{ToolParam, tool};
+
+    pub use super::common::probe::Mode;
+
+    /// A range of lines.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToolParam)]
+    #[serde(deny_unknown_fields)]
+    pub struct Window {
+        /// The first line.
+        #[param(max = 1000)]
+        pub start: u32,
+        /// The last line.
+        pub end: Option<u32>,
+    }
+
+    /// Echo every bound argument back as one JSON object.
+    #[tool]
+    #[allow(clippy::too_many_arguments)]
+    pub async fn fast_probe(
+        #[param(description = "Glob", min_length = 1, pattern = "^[^ ]*$")] pattern: String,
+        #[param(description = "Case", default = true)] case_sensitive: bool,
+        #[param(description = "Limit", default = 100, min = 1, max = 10000)] max_results: u32,
+        #[param(description = "Offset", default = 0)] offset: i64,
+        #[param(description = "Threshold", min = 0.0)] threshold: Option<f64>,
+        #[param(description = "Files", default, max_items = 3)] files: Vec<String>,
+        #[param(description = "Mode", default = Mode::Read)] mode: Mode,
+        #[param(description = "Window")] window: Option<Window>,
+        #[param(description = "Labels")] labels: Option<BTreeMap<String, String>>,
+        #[param(description = "Extra")] extra: Option<serde_json::Value>,
+    ) -> serde_json::Value {
+        json!({
+            "pattern": pattern, "case_sensitive": case_sensitive, "max_results": max_results,
+            "offset": offset, "threshold": threshold, "files": files, "mode": mode,
+            "window": window, "labels": labels, "extra": extra,
+        })
+    }
+}
+
+fn fast_probe_shaped_json() -> impl Strategy<Value = Value> {
+    let names = [
+        "pattern",
+        "case_sensitive",
+        "max_results",
+        "maxResults",
+        "offset",
+        "threshold",
+        "files",
+        "mode",
+        "window",
+        "labels",
+        "extra",
+        "unknown",
+    ];
+    let value = prop_oneof![
+        3 => any_json(),
+        1 => Just(json!({"start": 3})),
+        1 => Just(json!({"start": 3, "end": null})),
+        1 => Just(json!({"start": 2000})),
+        1 => Just(json!({"start": 3, "other": 1})),
+        1 => Just(json!(["a", "b"])),
+        1 => Just(json!(["a", "b", "c", "d"])),
+        1 => Just(json!("has space")),
+        1 => Just(json!("")),
+        1 => Just(json!("read")),
+        1 => Just(json!(-0.5)),
+        1 => Just(json!(5000)),
+    ];
+    let pattern = prop_oneof![Just(json!("src/*")), any_json()];
+    (
+        pattern,
+        proptest::collection::vec((proptest::sample::select(names.to_vec()), value), 0..7),
+    )
+        .prop_map(|(pattern, pairs)| {
+            let mut map: Map<String, Value> = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            map.entry("pattern").or_insert(pattern);
+            Value::Object(map)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The fast path is an optimization only: for any arguments, as text or
+    /// as a value, leniently or strictly, the result is the full binder's.
+    #[test]
+    fn the_fast_path_and_the_full_binder_agree(args in fast_probe_shaped_json(), strict in any::<bool>(), as_text in any::<bool>()) {
+        let make = |fast: bool| {
+            let mut registry = ToolRegistry::new().with_fast_path(fast);
+            if strict {
+                registry = registry.strict();
+            }
+            registry.register(fast::FastProbe).unwrap();
+            registry
+        };
+        let arguments = if as_text {
+            tool_runtime::CallArguments::Text(args.to_string())
+        } else {
+            tool_runtime::CallArguments::Json(args.clone())
+        };
+        let with_fast = block_on(make(true).call("fast_probe", arguments.clone()));
+        let without = block_on(make(false).call("fast_probe", arguments));
+        prop_assert_eq!(with_fast, without);
+    }
+}
+
+#[test]
+fn the_fast_path_applies_only_where_a_typed_parse_is_exact() {
+    use tool_runtime::Tool;
+    assert!(fast::FastProbe.definition().has_fast_path());
+    assert!(
+        !Probe.definition().has_fast_path(),
+        "the probe's Window ignores unknown keys, which the binder must warn about"
+    );
+}
+
+#[tokio::test]
+async fn the_fast_path_takes_right_arguments_and_declines_the_rest() {
+    use tool_runtime::{CallArguments, CallScope, Tool};
+    let tool = fast::FastProbe;
+    let scope = CallScope::detached("fast_probe");
+    let fast = |args: &str| tool.invoke_fast(&CallArguments::Text(args.to_owned()), &scope);
+    for right in [
+        r#"{"pattern": "a"}"#,
+        r#"{"pattern": "a", "max_results": 5, "files": ["x"], "mode": "write", "window": {"start": 1}}"#,
+        r#"{"threshold": null, "pattern": "a", "labels": {"k": "v"}, "extra": [1, {"b": null}]}"#,
+    ] {
+        let future = fast(right).unwrap_or_else(|| panic!("the fast path declined {right}"));
+        let output = future.await;
+        assert!(!output.is_error);
+    }
+    for needs_binder in [
+        r#"{"pattern": "a", "max_results": "5"}"#,
+        r#"{"pattern": "a", "maxResults": 5}"#,
+        r#"{"pattern": "a", "case_sensitive": null}"#,
+        r#"{"pattern": "a", "mode": "WRITE"}"#,
+        r#"{"pattern": "a", "max_results": 0}"#,
+        r#"{"pattern": "a b"}"#,
+        r#"{"pattern": "a", "window": {"start": 1, "x": 2}}"#,
+        r#"{"pattern": "a", "window": {"start": 1001}}"#,
+        r#"{"pattern": "a", "files": ["1", "2", "3", "4"]}"#,
+        r#"{"pattern": "a", "pattern": "b"}"#,
+        r#"{"max_results": 5}"#,
+        r#"{"pattern": "a"} trailing"#,
+        "",
+    ] {
+        assert!(fast(needs_binder).is_none(), "the fast path took {needs_binder}");
+    }
+}

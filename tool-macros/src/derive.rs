@@ -41,21 +41,26 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         param.bounds.push(syn::parse_quote!(#rt::__private::ToolParam));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let body = match (cx.finish(), kind) {
-        (Ok(()), Some(kind)) => {
+    let (shape, conforms) = match (cx.finish(), kind) {
+        (Ok(()), Some(Derived { shape, conforms })) => {
             let describe = description.map(|d| quote!(.describe(#d)));
-            quote! {
+            let shape = quote! {
                 let __guard = #rt::__private::ShapeGuard::enter(::core::any::type_name::<Self>());
-                #kind #describe
-            }
+                #shape #describe
+            };
+            (shape, conforms)
         }
-        (Err(errors), _) => quote!(#errors ::core::unimplemented!()),
-        (Ok(()), None) => quote!(::core::unimplemented!()),
+        (Err(errors), _) => (quote!(#errors ::core::unimplemented!()), quote!(false)),
+        (Ok(()), None) => (quote!(::core::unimplemented!()), quote!(false)),
     };
     quote! {
         impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
             fn shape() -> #rt::__private::Shape {
-                #body
+                #shape
+            }
+
+            fn __conforms(&self, __shape: &#rt::__private::Shape) -> bool {
+                #conforms
             }
         }
     }
@@ -87,13 +92,23 @@ fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
     syn::parse_quote!(::tool_runtime)
 }
 
-fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
+/// A derived type's shape, and the check that a parsed value meets its
+/// bounds (the typed half of `#[tool]`'s fast path).
+struct Derived {
+    shape: TokenStream,
+    conforms: TokenStream,
+}
+
+fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<Derived> {
     let fields = match &data.fields {
         syn::Fields::Named(named) => &named.named,
         syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
             // A newtype deserializes as its inner value.
             let ty = &unnamed.unnamed[0].ty;
-            return Some(quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()));
+            return Some(Derived {
+                shape: quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()),
+                conforms: quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__conforms(&self.0, __shape)),
+            });
         }
         other => {
             cx.spanned(
@@ -105,6 +120,7 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
     };
     let rule = container.rename_all;
     let mut out = Vec::new();
+    let mut checks = Vec::new();
     for field in fields {
         let serde = serde_attrs(&field.attrs, cx);
         if serde.skip {
@@ -148,6 +164,10 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
         let has_default = serde.default || container.default;
         let constrain = attrs.bounds.to_tokens(rt).map(|c| quote!(.constrain(#c)));
         let rust_type = quote!(#ty).to_string().replace(' ', "");
+        let position = out.len();
+        checks.push(quote_spanned! {ty.span()=>
+            <#ty as #rt::__private::ToolParam>::__conforms(&self.#ident, &__object.fields[#position].shape)
+        });
         out.push(quote_spanned! {ty.span()=>
             #rt::__private::Field::new(
                 #wire,
@@ -157,14 +177,24 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
             )
         });
     }
-    Some(quote! {
-        #rt::__private::Shape::new(#rt::__private::Kind::Object(#rt::__private::ObjectShape {
-            fields: ::std::vec![#(#out),*],
-        }))
+    let rejects_unknown = container.deny_unknown_fields;
+    Some(Derived {
+        shape: quote! {
+            #rt::__private::Shape::new(#rt::__private::Kind::Object(#rt::__private::ObjectShape {
+                fields: ::std::vec![#(#out),*],
+                rejects_unknown: #rejects_unknown,
+            }))
+        },
+        conforms: quote! {
+            match &__shape.kind {
+                #rt::__private::Kind::Object(__object) => true #(&& #checks)*,
+                _ => false,
+            }
+        },
     })
 }
 
-fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
+fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<Derived> {
     let mut values = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
@@ -189,10 +219,14 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
     if data.variants.is_empty() {
         cx.at(Span::call_site(), "an enum without variants cannot be a tool parameter");
     }
-    Some(quote! {
-        #rt::__private::Shape::new(#rt::__private::Kind::Enum(::std::vec![
-            #(::std::string::String::from(#values)),*
-        ]))
+    Some(Derived {
+        shape: quote! {
+            #rt::__private::Shape::new(#rt::__private::Kind::Enum(::std::vec![
+                #(::std::string::String::from(#values)),*
+            ]))
+        },
+        // A unit variant that parsed is one of the values.
+        conforms: quote!(true),
     })
 }
 
@@ -206,6 +240,7 @@ struct SerdeAttrs {
     flatten: Option<Span>,
     tag: Option<Span>,
     untagged: Option<Span>,
+    deny_unknown_fields: bool,
 }
 
 fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
@@ -232,6 +267,8 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
             } else if path.is_ident("tag") {
                 out.tag = Some(path.span());
                 skip_value(&meta)?;
+            } else if path.is_ident("deny_unknown_fields") {
+                out.deny_unknown_fields = true;
             } else if path.is_ident("untagged") {
                 out.untagged = Some(path.span());
             } else {

@@ -1,7 +1,7 @@
 //! Code generation for `#[tool]`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{Role, ToolFn, last_segment};
@@ -62,14 +62,18 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
     let struct_item = struct_item(model);
     let ident = model.struct_ident();
     let definition = definition(model);
-    let invoke = invoke(model);
+    let crate::invoke::Dispatch { run_fn, methods } = crate::invoke::dispatch(model);
     quote! {
         #function
         #struct_item
 
+        // Lints are the user's for the user's code, not for what is generated.
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
             #[allow(unused_imports)]
             use #rt::__private::{ViaAnything as _, ViaIntoToolOutput as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
+
+            #run_fn
 
             impl #rt::__private::Tool for #ident {
                 fn definition(&self) -> &#rt::__private::ToolDefinition {
@@ -77,7 +81,7 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
                     __DEFINITION.get_or_init(|| #definition)
                 }
 
-                #invoke
+                #methods
             }
         };
     }
@@ -131,6 +135,9 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
     if let Some(ty) = output_type(model) {
         chain.push(quote!(.with_output_schema((&&#rt::__private::OutputSchemaOf::<#ty>::new()).__output_schema())));
     }
+    if model.params.iter().any(|p| matches!(p.role, Role::Context)) {
+        chain.push(quote!(.takes_context(true)));
+    }
     for param in &model.params {
         if let Role::State(inner) = param.role {
             chain.push(quote!(.requires_state(#rt::__private::StateRequirement::of::<#inner>())));
@@ -178,7 +185,7 @@ fn annotations(model: &ToolFn<'_>) -> Option<TokenStream> {
 
 /// The default's value as an expression of type `ty`. A string literal is
 /// converted with `Into`, so `default = "main"` works for `String`.
-fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
+pub fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
     match expr {
         None => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
         Some(
@@ -211,7 +218,7 @@ fn contains_impl_trait(ty: &syn::Type) -> bool {
 }
 
 /// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
-fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
+pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
     let segment = last_segment(ty)?;
     if segment.ident != "Result" {
         return None;
@@ -223,98 +230,4 @@ fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,
     })
-}
-
-fn invoke(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
-    let fn_ident = model.fn_ident();
-    let mut takes = Vec::new();
-    let mut checked = Vec::new();
-    let mut call_args = Vec::new();
-    for (index, param) in model.params.iter().enumerate() {
-        let local = format_ident!("__p{}", index);
-        call_args.push(local.clone());
-        let ty = param.ty;
-        match param.role {
-            Role::Context => takes.push(quote!(let #local = ::core::clone::Clone::clone(&__context);)),
-            Role::State(inner) => takes.push(quote! {
-                let #local = match __context.state::<#inner>() {
-                    ::core::option::Option::Some(state) => state,
-                    ::core::option::Option::None => ::core::panic!(
-                        "the registry holds no state of type `{}`", ::core::any::type_name::<#inner>()
-                    ),
-                };
-            }),
-            Role::Model => {
-                let wire = param.wire_name();
-                let take = match param.default() {
-                    Some(expr) => {
-                        let value = default_value(ty, expr);
-                        quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__take_or_else(&mut __arguments, #wire, || #value))
-                    }
-                    None => {
-                        quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__take(&mut __arguments, #wire))
-                    }
-                };
-                takes.push(quote!(let #local = #take;));
-                checked.push(local);
-            }
-        }
-    }
-    let call = if model.item.sig.asyncness.is_some() {
-        quote!(#fn_ident(#(#call_args),*).await)
-    } else {
-        quote!(#fn_ident(#(#call_args),*))
-    };
-    let convert = output_conversion(model);
-    // Every parameter is taken before any failure returns, so all
-    // deserialization problems are reported together.
-    let unwrap = (!checked.is_empty()).then(|| {
-        quote! {
-            let (#(::core::option::Option::Some(#checked),)*) = (#(#checked,)*) else {
-                return ::core::result::Result::Err(__arguments.into_errors());
-            };
-        }
-    });
-    // Generated locals all carry the call site's span: a tool declared by a
-    // `macro_rules!` gives its name another hygiene context.
-    let future = quote! {
-        ::std::boxed::Box::pin(async move {
-            let __returned = #call;
-            #convert
-        })
-    };
-    quote! {
-        #[allow(unused_variables, unused_mut)]
-        fn invoke(
-            &self,
-            __arguments: #rt::__private::BoundArguments,
-            __context: #rt::__private::ToolContext,
-        ) -> ::core::result::Result<#rt::__private::ToolFuture, ::std::vec::Vec<#rt::__private::CallError>> {
-            let mut __arguments = __arguments;
-            #(#takes)*
-            #unwrap
-            ::core::result::Result::Ok(#future)
-        }
-    }
-}
-
-/// Turns `__returned` into a `ToolOutput`: `Err(e)` is an error with `e`'s
-/// message; a value is read by `IntoToolOutput` if it has it, else as JSON.
-fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
-    let returns_result = match &model.item.sig.output {
-        syn::ReturnType::Type(_, ty) => result_ok_type(ty).is_some(),
-        syn::ReturnType::Default => false,
-    };
-    if returns_result {
-        quote! {
-            match __returned {
-                ::core::result::Result::Ok(__value) => (&&#rt::__private::OutputOf::new(__value)).__tool_output(),
-                ::core::result::Result::Err(__error) => #rt::__private::error_output(__error),
-            }
-        }
-    } else {
-        quote!((&&#rt::__private::OutputOf::new(__returned)).__tool_output())
-    }
 }

@@ -30,7 +30,7 @@ pub fn tool(model: &ToolFn<'_>, errors: TokenStream) -> TokenStream {
             fn invoke(
                 &self,
                 _: #rt::__private::BoundArguments,
-                _: #rt::__private::ToolContext,
+                _: &#rt::__private::CallScope<'_>,
             ) -> ::core::result::Result<#rt::__private::ToolFuture, ::std::vec::Vec<#rt::__private::CallError>> {
                 ::core::unimplemented!("the #[tool] attribute reported errors")
             }

@@ -8,7 +8,8 @@
 //! - `attr`: parsing `#[tool(...)]` and `#[param(...)]`
 //! - `docs`: descriptions from doc comments
 //! - `valid`: the rules, each error spanned at its token; `ctxt` collects them
-//! - `expand`: code generation; `fallback`: what is emitted on error
+//! - `expand`: code generation of the definition; `invoke`: of the dispatcher;
+//!   `fallback`: what is emitted on error
 //! - `derive`, `case`: `#[derive(ToolParam)]` and serde's rename rules
 
 #![forbid(unsafe_code)]
@@ -21,6 +22,7 @@ mod derive;
 mod docs;
 mod expand;
 mod fallback;
+mod invoke;
 mod valid;
 
 use proc_macro::TokenStream;

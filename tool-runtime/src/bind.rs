@@ -619,7 +619,7 @@ fn integer_number(n: i128) -> Number {
     }
 }
 
-fn compare_int(n: i128, bound: &Number) -> std::cmp::Ordering {
+pub(crate) fn compare_int(n: i128, bound: &Number) -> std::cmp::Ordering {
     if let Some(b) = bound.as_i64() {
         n.cmp(&(b as i128))
     } else if let Some(b) = bound.as_u64() {
@@ -643,7 +643,7 @@ fn names_match_loosely(a: &str, b: &str) -> bool {
 }
 
 /// Whether `value` nests deeper than `limit` levels; never recurses past it.
-fn nesting_exceeds(value: &Value, limit: usize) -> bool {
+pub(crate) fn nesting_exceeds(value: &Value, limit: usize) -> bool {
     match value {
         Value::Array(items) => limit == 0 || items.iter().any(|v| nesting_exceeds(v, limit - 1)),
         Value::Object(map) => limit == 0 || map.values().any(|v| nesting_exceeds(v, limit - 1)),

@@ -1,17 +1,27 @@
 //! Running calls: binding, the time limit, panic isolation, cancellation,
 //! and ordered concurrency for the calls of one model message.
+//!
+//! A call whose arguments are already exactly right takes the tool's typed
+//! fast path ([`Tool::invoke_fast`]); any other goes through the full binder.
+//! Both give the same result for the same arguments. What a call does not
+//! need it does not pay for: a tool that takes no context gets none, a
+//! future that finishes on its first poll never arms the timer, and a
+//! registry without sequential tools takes no lock.
 
 use std::any::Any;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::Poll;
 
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 
 use crate::bind::{self, BoundArguments};
+use crate::codes::{CallError, Warning};
+use crate::output::ToolOutput;
 use crate::registry::{CallArguments, ToolCall, ToolRegistry};
 use crate::result::{Outcome, ToolResult};
-use crate::tool::{Cancellation, Tool, ToolContext};
+use crate::tool::{CallScope, Cancellation, Tool, ToolFuture};
 
 impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (a `serde_json::Value` or the
@@ -20,75 +30,18 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub async fn call(&self, name: &str, arguments: impl Into<CallArguments>) -> ToolResult {
-        self.call_one(ToolCall::new(name, arguments)).await
+        self.run(ToolCall::new(name, arguments), None).await
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        self.call_cancellable(call, &Cancellation::new()).await
+        self.run(call, None).await
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        let ToolCall { id, name, arguments } = call;
-        let Some(tool) = self.get(&name) else {
-            return ToolResult::unknown_tool(&name, id, self.names());
-        };
-        let definition = tool.definition();
-        let mut map = match self.argument_object(arguments) {
-            Ok(map) => map,
-            Err(e) => return ToolResult::invalid_arguments(&name, id, vec![e], Vec::new()),
-        };
-        let report = bind::normalize(definition.params(), &mut map, self.mode_for(definition));
-        for warning in &report.warnings {
-            tracing::warn!(tool = %name, warning = %warning, detail = %warning.detail, "tool argument coerced");
-        }
-        if !report.errors.is_empty() {
-            return ToolResult::invalid_arguments(&name, id, report.errors, report.warnings);
-        }
-        let call_id = id.clone().unwrap_or_else(next_call_id);
-        let context = ToolContext::new(&call_id, &name, cancellation.clone(), self.states.clone());
-        let future = match start(tool, BoundArguments::new(map), context) {
-            Ok(Ok(future)) => future,
-            Ok(Err(errors)) => {
-                return ToolResult::invalid_arguments(&name, id, errors, report.warnings);
-            }
-            Err(panic) => return panicked(&name, id, &*panic),
-        };
-
-        // Held until the call ends: shared for ordinary tools, exclusive
-        // for sequential ones.
-        let (_shared, _exclusive);
-        if definition.is_sequential() {
-            _exclusive = self.gate.write().await;
-        } else {
-            _shared = self.gate.read().await;
-        }
-        let run = AssertUnwindSafe(future).catch_unwind();
-        let timeout = self.settings.timeout;
-        let limit = async move {
-            match timeout {
-                Some(t) => tokio::time::sleep(t).await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            finished = run => match finished {
-                Ok(output) => ToolResult::from_output(&name, id, output, report.warnings),
-                Err(panic) => panicked(&name, id, &*panic),
-            },
-            () = limit => {
-                cancellation.cancel();
-                let secs = timeout.map(|t| t.as_secs_f64()).unwrap_or_default();
-                let text = format!("The tool `{name}` did not finish within {secs} seconds and was stopped.");
-                ToolResult::failure(&name, id, Outcome::TimedOut, text)
-            }
-            () = cancellation.cancelled() => {
-                let text = format!("The call of `{name}` was cancelled before it finished.");
-                ToolResult::failure(&name, id, Outcome::Cancelled, text)
-            }
-        }
+        self.run(call, Some(cancellation)).await
     }
 
     /// Runs the calls of one model message concurrently, at most the
@@ -100,14 +53,159 @@ impl ToolRegistry {
             .collect()
             .await
     }
+
+    async fn run(&self, call: ToolCall, external: Option<&Cancellation>) -> ToolResult {
+        let ToolCall { id, name, arguments } = call;
+        let Some(tool) = self.get(&name) else {
+            return ToolResult::unknown_tool(&name, id, self.names());
+        };
+        let definition = tool.definition();
+        if let CallArguments::Text(text) = &arguments
+            && let Err(e) = self.check_size(text)
+        {
+            return ToolResult::invalid_arguments(&name, id, vec![e], Vec::new());
+        }
+        // A signal the tool can observe exists only when someone can raise
+        // it: the caller, or the time limit of a tool that takes a context.
+        let own_signal = (external.is_none() && definition.needs_context()).then(Cancellation::new);
+        let signal = external.or(own_signal.as_ref());
+        let scope = CallScope::new(id.as_deref(), &name, signal, &self.states);
+
+        let fast = if self.settings.fast_path && definition.has_fast_path() {
+            match catch(|| tool.invoke_fast(&arguments, &scope)) {
+                Ok(fast) => fast,
+                Err(panic) => return panicked(&name, id, &*panic),
+            }
+        } else {
+            None
+        };
+        let (future, warnings) = match fast {
+            Some(future) => (future, Vec::new()),
+            None => match self.bind_and_invoke(tool, arguments, &scope) {
+                Ok(started) => started,
+                Err(Failure::Arguments(errors, warnings)) => {
+                    return ToolResult::invalid_arguments(&name, id, errors, warnings);
+                }
+                Err(Failure::Panic(panic)) => return panicked(&name, id, &*panic),
+            },
+        };
+        let sequential = definition.is_sequential();
+        self.finish(name, id, future, warnings, sequential, signal).await
+    }
+
+    /// The full binder: parse, normalize with warnings and errors, then take
+    /// each parameter as its type.
+    fn bind_and_invoke(
+        &self,
+        tool: &dyn Tool,
+        arguments: CallArguments,
+        scope: &CallScope<'_>,
+    ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
+        let definition = tool.definition();
+        let mut map = self
+            .argument_object(arguments)
+            .map_err(|e| Failure::Arguments(vec![e], Vec::new()))?;
+        let report = bind::normalize(definition.params(), &mut map, self.mode_for(definition));
+        for warning in &report.warnings {
+            tracing::warn!(tool = %definition.name(), warning = %warning, detail = %warning.detail, "tool argument coerced");
+        }
+        if !report.errors.is_empty() {
+            return Err(Failure::Arguments(report.errors, report.warnings));
+        }
+        match catch(|| tool.invoke(BoundArguments::new(map), scope)) {
+            Ok(Ok(future)) => Ok((future, report.warnings)),
+            Ok(Err(errors)) => Err(Failure::Arguments(errors, report.warnings)),
+            Err(panic) => Err(Failure::Panic(panic)),
+        }
+    }
+
+    /// Runs a started call to its end: within the time limit, isolated from
+    /// panics, stopped by the caller's cancellation.
+    async fn finish(
+        &self,
+        name: String,
+        id: Option<String>,
+        future: ToolFuture,
+        warnings: Vec<Warning>,
+        sequential: bool,
+        signal: Option<&Cancellation>,
+    ) -> ToolResult {
+        // Held until the call ends: shared for ordinary tools, exclusive for
+        // sequential ones; not taken at all while no tool is sequential.
+        let (_shared, _exclusive);
+        if sequential {
+            _exclusive = self.gate.write().await;
+        } else if self.has_sequential {
+            _shared = self.gate.read().await;
+        }
+        let mut run = AssertUnwindSafe(future).catch_unwind();
+        // Most tools finish on their first poll; only the others need a timer.
+        let first = std::future::poll_fn(|cx| Poll::Ready(run.poll_unpin(cx))).await;
+        let finished = match first {
+            Poll::Ready(finished) => finished,
+            // Boxed: the timer and the cancellation wait are large, and a
+            // call that finished at once should not carry them.
+            Poll::Pending => match Box::pin(self.wait(&mut run, signal)).await {
+                Waited::Finished(finished) => finished,
+                Waited::TimedOut(limit) => {
+                    if let Some(signal) = signal {
+                        signal.cancel();
+                    }
+                    let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
+                    return ToolResult::failure(&name, id, Outcome::TimedOut, text);
+                }
+                Waited::Cancelled => {
+                    let text = format!("The call of `{name}` was cancelled before it finished.");
+                    return ToolResult::failure(&name, id, Outcome::Cancelled, text);
+                }
+            },
+        };
+        match finished {
+            Ok(output) => ToolResult::from_output(name, id, output, warnings),
+            Err(panic) => panicked(&name, id, &*panic),
+        }
+    }
+
+    async fn wait<F>(&self, run: &mut F, signal: Option<&Cancellation>) -> Waited
+    where
+        F: Future<Output = std::thread::Result<ToolOutput>> + Unpin,
+    {
+        let timeout = self.settings.timeout;
+        let limit = async {
+            match timeout {
+                Some(t) => tokio::time::sleep(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        let cancelled = async {
+            match signal {
+                Some(signal) => signal.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            finished = run => Waited::Finished(finished),
+            () = limit => Waited::TimedOut(timeout.map(|t| t.as_secs_f64()).unwrap_or_default()),
+            () = cancelled => Waited::Cancelled,
+        }
+    }
 }
 
-type Started = Result<crate::tool::ToolFuture, Vec<crate::codes::CallError>>;
+enum Waited {
+    Finished(std::thread::Result<ToolOutput>),
+    TimedOut(f64),
+    Cancelled,
+}
 
-/// Starts the call, catching a panic in the synchronous part (taking the
-/// parameters, a plain `fn` tool's body).
-fn start(tool: &dyn Tool, arguments: BoundArguments, context: ToolContext) -> std::thread::Result<Started> {
-    std::panic::catch_unwind(AssertUnwindSafe(|| tool.invoke(arguments, context)))
+enum Failure {
+    Arguments(Vec<CallError>, Vec<Warning>),
+    Panic(Box<dyn Any + Send>),
+}
+
+/// Runs the synchronous start of a call (taking the parameters, a plain
+/// `fn` tool's body), catching a panic.
+fn catch<T>(start: impl FnOnce() -> T) -> std::thread::Result<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(start))
 }
 
 fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {
@@ -119,9 +217,4 @@ fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolRes
     tracing::error!(tool = %name, panic = %message, "tool panicked");
     let text = format!("The tool `{name}` failed unexpectedly (it panicked: {message}).");
     ToolResult::failure(name, id, Outcome::Panicked, text)
-}
-
-fn next_call_id() -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    format!("call_{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }

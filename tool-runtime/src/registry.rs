@@ -44,6 +44,8 @@ pub struct ToolRegistry {
     /// Concurrent calls hold it shared, `sequential` tools exclusively, so a
     /// sequential tool never overlaps another call.
     pub(crate) gate: Arc<tokio::sync::RwLock<()>>,
+    /// Some registered tool is sequential (otherwise nobody takes the gate).
+    pub(crate) has_sequential: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -52,6 +54,7 @@ pub(crate) struct Settings {
     pub(crate) timeout: Option<Duration>,
     pub(crate) concurrency: usize,
     pub(crate) max_argument_bytes: usize,
+    pub(crate) fast_path: bool,
 }
 
 /// Why a tool could not be registered.
@@ -181,8 +184,10 @@ impl ToolRegistry {
                 timeout: Some(Duration::from_secs(60)),
                 concurrency: 8,
                 max_argument_bytes: 1 << 20,
+                fast_path: true,
             },
             gate: Arc::default(),
+            has_sequential: false,
         }
     }
 
@@ -213,6 +218,14 @@ impl ToolRegistry {
     /// Refuses raw argument text longer than `bytes` (`arguments_too_large`).
     pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
         self.settings.max_argument_bytes = bytes;
+        self
+    }
+
+    /// Whether calls whose arguments are already right take the tool's
+    /// typed fast path (the default). Both paths give the same results;
+    /// turning it off is for comparing them.
+    pub fn with_fast_path(mut self, enabled: bool) -> Self {
+        self.settings.fast_path = enabled;
         self
     }
 
@@ -251,6 +264,7 @@ impl ToolRegistry {
                 type_name: missing.type_name,
             });
         }
+        self.has_sequential |= definition.is_sequential();
         self.index.insert(name.to_owned(), self.tools.len());
         self.tools.push(tool);
         Ok(self)
@@ -291,17 +305,23 @@ impl ToolRegistry {
         match arguments {
             CallArguments::Json(value) => bind::arguments_object(value),
             CallArguments::Text(text) => {
-                let limit = self.settings.max_argument_bytes;
-                if text.len() > limit {
-                    return Err(CallError::new(
-                        ErrorCode::ArgumentsTooLarge,
-                        "",
-                        format!("the arguments are {} bytes long; the limit is {limit}", text.len()),
-                    ));
-                }
+                self.check_size(&text)?;
                 bind::parse_raw_arguments(&text)
             }
         }
+    }
+
+    /// Refuses raw argument text over the size limit.
+    pub(crate) fn check_size(&self, text: &str) -> Result<(), CallError> {
+        let limit = self.settings.max_argument_bytes;
+        if text.len() > limit {
+            return Err(CallError::new(
+                ErrorCode::ArgumentsTooLarge,
+                "",
+                format!("the arguments are {} bytes long; the limit is {limit}", text.len()),
+            ));
+        }
+        Ok(())
     }
 }
 

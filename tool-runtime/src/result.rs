@@ -51,7 +51,12 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub(crate) fn from_output(tool: &str, call_id: Option<String>, output: ToolOutput, warnings: Vec<Warning>) -> Self {
+    pub(crate) fn from_output(
+        tool: String,
+        call_id: Option<String>,
+        output: ToolOutput,
+        warnings: Vec<Warning>,
+    ) -> Self {
         let outcome = if output.is_error {
             Outcome::ToolFailed
         } else {
@@ -59,7 +64,7 @@ impl ToolResult {
         };
         ToolResult {
             call_id,
-            tool: tool.to_owned(),
+            tool,
             is_error: output.is_error,
             outcome,
             content: output.content,

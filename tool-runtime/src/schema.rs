@@ -73,6 +73,9 @@ pub enum Kind {
 pub struct ObjectShape {
     /// The fields, in declaration order.
     pub fields: Vec<Field>,
+    /// Its `Deserialize` refuses unknown keys (`#[serde(deny_unknown_fields)]`;
+    /// always true of a tool's own parameters).
+    pub rejects_unknown: bool,
 }
 
 /// One field of an object, or one parameter of a tool.
@@ -236,6 +239,62 @@ impl Shape {
         own.pattern = c.pattern.or(own.pattern.take());
     }
 
+    fn typed_parse_is_exact(&self) -> bool {
+        match &self.kind {
+            Kind::Object(object) => object.typed_parse_is_exact(),
+            Kind::Array { items, .. } => items.typed_parse_is_exact(),
+            Kind::Map { values } => values.typed_parse_is_exact(),
+            _ => true,
+        }
+    }
+
+    /// Whether a value that parsed as this shape's type also meets its
+    /// bounds: the typed half of the fast path. Numbers are given as `f64`,
+    /// strings as text.
+    pub(crate) fn number_conforms(&self, n: f64) -> bool {
+        let c = &self.constraints;
+        let single_ok = !matches!(self.kind, Kind::Number { single: true }) || n.is_finite();
+        single_ok
+            && c.minimum.as_ref().and_then(Number::as_f64).is_none_or(|b| n >= b)
+            && c.maximum.as_ref().and_then(Number::as_f64).is_none_or(|b| n <= b)
+    }
+
+    pub(crate) fn integer_conforms(&self, n: i128) -> bool {
+        let c = &self.constraints;
+        c.minimum
+            .as_ref()
+            .is_none_or(|b| crate::bind::compare_int(n, b).is_ge())
+            && c.maximum
+                .as_ref()
+                .is_none_or(|b| crate::bind::compare_int(n, b).is_le())
+    }
+
+    pub(crate) fn text_conforms(&self, s: &str) -> bool {
+        let c = &self.constraints;
+        if c.min_length.is_some() || c.max_length.is_some() {
+            let len = s.chars().count() as u64;
+            if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
+                return false;
+            }
+        }
+        c.pattern.as_ref().is_none_or(|p| p.is_match(s))
+    }
+
+    pub(crate) fn items_conform(&self, len: usize) -> bool {
+        let c = &self.constraints;
+        let len = len as u64;
+        c.min_items.is_none_or(|m| len >= m) && c.max_items.is_none_or(|m| len <= m)
+    }
+
+    /// The element shape of an array, the value shape of a map.
+    pub(crate) fn inner(&self) -> Option<&Shape> {
+        match &self.kind {
+            Kind::Array { items, .. } => Some(items),
+            Kind::Map { values } => Some(values),
+            _ => None,
+        }
+    }
+
     /// The kind's name as JSON Schema spells it (`integer`, `array`, ...);
     /// `any` for [`Kind::Any`].
     pub fn type_name(&self) -> &'static str {
@@ -339,6 +398,17 @@ impl Shape {
 }
 
 impl ObjectShape {
+    /// Whether a typed parse of this object accepts exactly the arguments
+    /// the binder accepts without a warning (see
+    /// [`ToolDefinition::has_fast_path`](crate::ToolDefinition::has_fast_path)).
+    pub fn typed_parse_is_exact(&self) -> bool {
+        self.rejects_unknown
+            && self.fields.iter().all(|f| {
+                let defaulted_any = f.presence == Presence::Defaulted && matches!(f.shape.kind, Kind::Any);
+                !defaulted_any && f.shape.typed_parse_is_exact()
+            })
+    }
+
     /// The field of this wire name.
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
@@ -423,6 +493,21 @@ pub trait ToolParam: serde::de::DeserializeOwned {
     /// This type's shape. Called once per tool, when its definition is built.
     fn shape() -> Shape;
 
+    /// Whether this value, parsed as its type, also meets `shape`'s bounds
+    /// (the typed half of `#[tool]`'s fast path). The default, `false`, sends
+    /// every call through the full binder, which is always correct.
+    #[doc(hidden)]
+    fn __conforms(&self, shape: &Shape) -> bool {
+        let _ = shape;
+        false
+    }
+
+    /// Reads the next map value as this type (the fast path's typed parse).
+    #[doc(hidden)]
+    fn __next_value<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
+        map.next_value()
+    }
+
     /// Takes parameter `name` as this type. Used by `#[tool]`'s generated
     /// code, so that every use of a parameter type is one `ToolParam` bound.
     #[doc(hidden)]
@@ -446,6 +531,10 @@ macro_rules! integer_params {
         impl ToolParam for $t {
             fn shape() -> Shape {
                 Shape::new(Kind::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 })
+            }
+
+            fn __conforms(&self, shape: &Shape) -> bool {
+                shape.integer_conforms(*self as i128)
             }
         }
     )*};
@@ -471,11 +560,19 @@ impl ToolParam for f64 {
     fn shape() -> Shape {
         Shape::new(Kind::Number { single: false })
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        shape.number_conforms(*self)
+    }
 }
 
 impl ToolParam for f32 {
     fn shape() -> Shape {
         Shape::new(Kind::Number { single: true })
+    }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        shape.number_conforms(f64::from(*self))
     }
 }
 
@@ -483,17 +580,29 @@ impl ToolParam for bool {
     fn shape() -> Shape {
         Shape::new(Kind::Boolean)
     }
+
+    fn __conforms(&self, _: &Shape) -> bool {
+        true
+    }
 }
 
 impl ToolParam for String {
     fn shape() -> Shape {
         Shape::new(Kind::String)
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        shape.text_conforms(self)
+    }
 }
 
 impl ToolParam for Value {
     fn shape() -> Shape {
         Shape::new(Kind::Any)
+    }
+
+    fn __conforms(&self, _: &Shape) -> bool {
+        !crate::bind::nesting_exceeds(self, crate::bind::MAX_DEPTH)
     }
 }
 
@@ -503,6 +612,22 @@ impl<T: ToolParam> ToolParam for Option<T> {
         shape.nullable = true;
         shape
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        self.as_ref().is_none_or(|v| v.__conforms(shape))
+    }
+}
+
+/// A list's items meet the list's item bounds and each the element shape.
+fn list_conforms<'a, T: ToolParam + 'a>(shape: &Shape, items: impl ExactSizeIterator<Item = &'a T>) -> bool {
+    let Some(inner) = shape.inner() else {
+        return false;
+    };
+    shape.items_conform(items.len()) && { items }.all(|v| v.__conforms(inner))
+}
+
+fn map_conforms<'a, T: ToolParam + 'a>(shape: &Shape, mut values: impl Iterator<Item = &'a T>) -> bool {
+    shape.inner().is_some_and(|inner| values.all(|v| v.__conforms(inner)))
 }
 
 fn array_of<T: ToolParam>(unique: bool) -> Shape {
@@ -516,17 +641,29 @@ impl<T: ToolParam> ToolParam for Vec<T> {
     fn shape() -> Shape {
         array_of::<T>(false)
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        list_conforms(shape, self.iter())
+    }
 }
 
 impl<T: ToolParam + Eq + std::hash::Hash, S: std::hash::BuildHasher + Default> ToolParam for HashSet<T, S> {
     fn shape() -> Shape {
         array_of::<T>(true)
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        list_conforms(shape, self.iter())
+    }
 }
 
 impl<T: ToolParam + Ord> ToolParam for BTreeSet<T> {
     fn shape() -> Shape {
         array_of::<T>(true)
+    }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        list_conforms(shape, self.iter())
     }
 }
 
@@ -540,17 +677,29 @@ impl<T: ToolParam, S: std::hash::BuildHasher + Default> ToolParam for HashMap<St
     fn shape() -> Shape {
         map_of::<T>()
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        map_conforms(shape, self.values())
+    }
 }
 
 impl<T: ToolParam> ToolParam for BTreeMap<String, T> {
     fn shape() -> Shape {
         map_of::<T>()
     }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        map_conforms(shape, self.values())
+    }
 }
 
 impl<T: ToolParam> ToolParam for Box<T> {
     fn shape() -> Shape {
         T::shape()
+    }
+
+    fn __conforms(&self, shape: &Shape) -> bool {
+        (**self).__conforms(shape)
     }
 }
 
@@ -581,6 +730,7 @@ mod tests {
     #[test]
     fn option_fields_are_left_out_of_required() {
         let object = ObjectShape {
+            rejects_unknown: true,
             fields: vec![
                 Field::new("a", String::shape().describe("A"), false, "String"),
                 Field::new("b", Option::<u8>::shape().describe("B"), false, "Option<u8>"),

@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::bind::{BindMode, BoundArguments};
 use crate::codes::CallError;
 use crate::output::ToolOutput;
+use crate::registry::CallArguments;
 use crate::schema::{Field, ObjectShape};
 
 /// The future of one running tool call.
@@ -31,7 +32,77 @@ pub trait Tool: Send + Sync + 'static {
     /// Takes the parameters out of normalized `arguments` and starts the
     /// call. Errors are arguments that passed the schema but were refused by
     /// a parameter type's `Deserialize`.
-    fn invoke(&self, arguments: BoundArguments, context: ToolContext) -> Result<ToolFuture, Vec<CallError>>;
+    fn invoke(&self, arguments: BoundArguments, scope: &CallScope<'_>) -> Result<ToolFuture, Vec<CallError>>;
+
+    /// Starts the call straight from the arguments as sent, when they are
+    /// already exactly right (no coercion, no default replacing a `null`, no
+    /// unknown key, every bound met); `None` sends the call through
+    /// [`normalize`](crate::bind::normalize) and [`Tool::invoke`]. `#[tool]`
+    /// implements it with a typed parse; a hand-written tool may leave it.
+    fn invoke_fast(&self, arguments: &CallArguments, scope: &CallScope<'_>) -> Option<ToolFuture> {
+        let _ = (arguments, scope);
+        None
+    }
+}
+
+/// What the registry knows about a call while starting it. A tool turns it
+/// into a [`ToolContext`] or takes shared state from it only when it needs
+/// them, so calls of tools that take neither pay for neither.
+#[derive(Clone, Copy, Debug)]
+pub struct CallScope<'a> {
+    call_id: Option<&'a str>,
+    tool: &'a str,
+    cancellation: Option<&'a Cancellation>,
+    states: &'a StateMap,
+}
+
+impl<'a> CallScope<'a> {
+    pub(crate) fn new(
+        call_id: Option<&'a str>,
+        tool: &'a str,
+        cancellation: Option<&'a Cancellation>,
+        states: &'a StateMap,
+    ) -> Self {
+        CallScope {
+            call_id,
+            tool,
+            cancellation,
+            states,
+        }
+    }
+
+    /// A scope for starting a tool outside a registry (in tests): no call
+    /// id, no shared state, no cancellation.
+    pub fn detached(tool: &'a str) -> Self {
+        static NO_STATE: OnceLock<StateMap> = OnceLock::new();
+        CallScope::new(None, tool, None, NO_STATE.get_or_init(StateMap::default))
+    }
+
+    /// The call's context. A call that came without an id gets one made up
+    /// here (`call_<n>`).
+    pub fn context(&self) -> ToolContext {
+        let call_id: Arc<str> = match self.call_id {
+            Some(id) => id.into(),
+            None => next_call_id().into(),
+        };
+        ToolContext {
+            call_id,
+            tool: self.tool.into(),
+            cancellation: self.cancellation.cloned().unwrap_or_default(),
+            states: self.states.clone(),
+        }
+    }
+
+    /// Shared state of type `T`, if the registry holds one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.states.get::<T>()
+    }
+}
+
+/// A made-up call id, for calls that came without one.
+fn next_call_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!("call_{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Everything the registry and the provider formats know about a tool,
@@ -48,6 +119,8 @@ pub struct ToolDefinition {
     tags: Vec<String>,
     annotations: ToolAnnotations,
     states: Vec<StateRequirement>,
+    takes_context: bool,
+    fast_path: bool,
     pub(crate) rendered: crate::format::RenderCache,
 }
 
@@ -95,8 +168,12 @@ impl StateRequirement {
 impl ToolDefinition {
     /// A definition with these parameters; the schema is rendered here, once.
     pub fn new(name: impl Into<String>, description: impl Into<String>, params: Vec<Field>) -> Self {
-        let params = ObjectShape { fields: params };
+        let params = ObjectShape {
+            fields: params,
+            rejects_unknown: true,
+        };
         let input_schema = params.to_json_schema();
+        let fast_path = params.typed_parse_is_exact();
         ToolDefinition {
             name: name.into(),
             description: description.into(),
@@ -108,8 +185,31 @@ impl ToolDefinition {
             tags: Vec::new(),
             annotations: ToolAnnotations::default(),
             states: Vec::new(),
+            takes_context: false,
+            fast_path,
             rendered: Default::default(),
         }
+    }
+
+    /// Declares that the tool takes a [`ToolContext`], so the registry
+    /// gives each call a cancellation signal it raises on time-out.
+    pub fn takes_context(mut self, takes_context: bool) -> Self {
+        self.takes_context = takes_context;
+        self
+    }
+
+    /// Whether the tool takes a [`ToolContext`].
+    pub fn needs_context(&self) -> bool {
+        self.takes_context
+    }
+
+    /// Whether a typed parse of these parameters accepts exactly what the
+    /// binder accepts without a warning, so [`Tool::invoke_fast`] may be
+    /// tried first. False when a nested struct ignores unknown keys (the
+    /// binder would warn about them) or a defaulted `serde_json::Value`
+    /// could take a `null` the binder replaces.
+    pub fn has_fast_path(&self) -> bool {
+        self.fast_path
     }
 
     /// Binds this tool's arguments in `mode` whatever the registry's mode.
@@ -227,18 +327,14 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
-    pub(crate) fn new(call_id: &str, tool: &str, cancellation: Cancellation, states: StateMap) -> Self {
+    /// A context for calling a tool outside a registry (in tests).
+    pub fn detached(call_id: &str, tool: &str) -> Self {
         ToolContext {
             call_id: call_id.into(),
             tool: tool.into(),
-            cancellation,
-            states,
+            cancellation: Cancellation::new(),
+            states: StateMap::default(),
         }
-    }
-
-    /// A context for calling a tool outside a registry (in tests).
-    pub fn detached(call_id: &str, tool: &str) -> Self {
-        Self::new(call_id, tool, Cancellation::new(), StateMap::default())
     }
 
     /// The provider's id of this call (`toolu_...`, `call_...`), or one the

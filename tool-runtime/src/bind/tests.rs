@@ -6,7 +6,10 @@ use super::*;
 use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape, ToolParam};
 
 fn params(fields: Vec<Field>) -> ObjectShape {
-    ObjectShape { fields }
+    ObjectShape {
+        fields,
+        rejects_unknown: true,
+    }
 }
 
 fn one(name: &str, shape: Shape) -> ObjectShape {
