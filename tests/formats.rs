@@ -75,7 +75,7 @@ fn probe_definitions_in_every_format() {
     let only_probe = Selection::all().allow(["probe"]);
     for format in Format::ALL {
         let name = format!("probe_{}", format!("{format:?}").to_lowercase());
-        check_snapshot(&name, &registry.tool_definitions(*format, &only_probe));
+        check_snapshot(&name, &registry.tool_definitions(*format, &only_probe).to_json());
     }
 }
 
@@ -94,8 +94,6 @@ fn subsets_by_name_tag_and_denial() {
     let names = |selection: &Selection| -> Vec<String> {
         registry
             .tool_definitions(Format::Anthropic, selection)
-            .as_array()
-            .unwrap()
             .iter()
             .map(|d| d["name"].as_str().unwrap().to_owned())
             .collect()
@@ -118,7 +116,13 @@ fn subsets_by_name_tag_and_denial() {
         ["export_report"]
     );
     let gemini = registry.tool_definitions(Format::Gemini, &Selection::all().allow(["render_chart"]));
-    assert_eq!(gemini["functionDeclarations"][0]["name"], "render_chart");
+    assert_eq!(gemini[0]["name"], "render_chart");
+    assert_eq!(
+        serde_json::to_value(&gemini).unwrap(),
+        gemini.to_json(),
+        "what serializes is what to_json gives"
+    );
+    assert_eq!(gemini.to_json()["functionDeclarations"][0]["name"], "render_chart");
 }
 
 #[tokio::test]
@@ -190,7 +194,7 @@ async fn openai_chat_tool_messages_describe_images_they_cannot_carry() {
     let messages = openai::chat_tool_messages(&[result]);
     assert_eq!(
         messages[0]["content"],
-        "A bar chart of 1 values.\n[an image (image/png) is not shown in this format]"
+        "A bar chart of 1 values.\n[an image (image/png) that this format cannot show]"
     );
 }
 

@@ -27,14 +27,76 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into a tool. See `tool_runtime::tool`.
+/// Turns an `async fn` (or a plain `fn`) into a tool.
+///
+/// The function stays as written and callable. Beside it, `#[tool]` adds a
+/// unit struct named after it in UpperCamelCase (`search_files` ->
+/// `SearchFiles`) that implements `tool_runtime::Tool`: register it with
+/// `ToolRegistry::register`.
+///
+/// ```text
+/// /// Search the workspace for files whose path matches a glob pattern.
+/// #[tool]
+/// async fn search_files(
+///     #[param(description = "Glob pattern such as `**/*.rs`")] pattern: String,
+///     #[param(description = "Largest number of paths", default = 100, min = 1)] max_results: u32,
+///     #[param(description = "Only below this folder")] root: Option<String>,
+///     ctx: ToolContext,          // injected, not in the schema
+///     db: State<Pool>,           // injected shared state, not in the schema
+/// ) -> Result<Vec<String>, ToolError>
+/// ```
+///
+/// `#[tool(...)]` keys:
+///
+/// | key | effect |
+/// |---|---|
+/// | `name = "..."` | the wire name (`^[a-zA-Z0-9_-]{1,64}$`), when not the function's |
+/// | `description = "..."` | instead of the doc comment |
+/// | `strict` | bind this tool's arguments strictly (no coercion) |
+/// | `sequential` | never run beside another call |
+/// | `tags = ["a", "b"]` | for choosing subsets of tools |
+/// | `title`, `read_only`, `destructive`, `idempotent`, `open_world` | MCP annotations |
+/// | `crate = path` | the runtime crate's path when it is renamed |
+///
+/// `#[param(...)]` keys: `description`; `default` (`Default::default()`) or
+/// `default = EXPR`; `rename = "..."`; and the bounds `min`, `max`,
+/// `min_length`, `max_length`, `pattern`, `min_items`, `max_items`, which
+/// appear in the schema and are enforced. A parameter's description may
+/// instead come from a `# Arguments` list in the doc comment
+/// (`` * `name` - text ``).
+///
+/// Misuse is a compile error pointing at the offending token: a missing
+/// description, an invalid name, an unknown key, a default on an `Option`,
+/// generics, `self`, a pattern parameter, a type that is no tool parameter,
+/// two parameters with one wire name.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(args.into(), item.into()).into()
 }
 
-/// Implements `ToolParam` for a struct or a unit-variant enum. See
-/// `tool_runtime::ToolParam`.
+/// Implements `tool_runtime::ToolParam` for a struct with named fields, a
+/// one-field newtype, or an enum of unit variants, so it can be a tool
+/// parameter. Derive `serde::Deserialize` beside it.
+///
+/// ```text
+/// /// A range of lines.
+/// #[derive(Deserialize, ToolParam)]
+/// #[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// struct Window {
+///     /// The first line.
+///     #[param(min = 1)]
+///     start_line: u32,
+///     /// The last line; the end of the file when absent.
+///     end_line: Option<u32>,
+/// }
+/// ```
+///
+/// Every field needs a description (its doc comment, or
+/// `#[param(description = "...")]`); fields take the bound keys of
+/// `#[param]`. Names, defaults and skipped fields follow serde's `rename`,
+/// `rename_all`, `default` and `skip` attributes. With
+/// `deny_unknown_fields`, a tool taking the type keeps its typed fast path.
+/// On the type, `#[param(crate = path)]` names a renamed runtime crate.
 #[proc_macro_derive(ToolParam, attributes(param))]
 pub fn derive_tool_param(input: TokenStream) -> TokenStream {
     derive::tool_param(input.into()).into()

@@ -17,7 +17,7 @@ pub mod tool;
 pub use bind::{BindMode, BoundArguments, Report};
 pub use codes::{CallError, ErrorCode, Warning, WarningCode};
 pub use complete::{Completion, ParamRow, ValueSource};
-pub use format::Format;
+pub use format::{Format, ToolDefinitions};
 pub use output::{Content, IntoToolOutput, Json, ToolError, ToolOutput};
 pub use registry::{CallArguments, RegistryError, ToolCall, ToolRegistry};
 pub use result::{Outcome, ToolResult};
@@ -222,7 +222,7 @@ pub mod __private {
     impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<T> {
         fn __output_schema(&self) -> Option<Value> {
             let shape = T::shape();
-            matches!(shape.kind, Kind::Object(_)).then(|| shape.to_json_schema())
+            matches!(shape.kind, Kind::Object(_)).then(|| shape.to_output_schema())
         }
     }
 

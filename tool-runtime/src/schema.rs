@@ -323,6 +323,17 @@ impl Shape {
     /// `$schema`, no title, nested types inlined, `Option` left out of
     /// `required` rather than made `["T", "null"]`.
     pub fn to_json_schema(&self) -> Value {
+        self.render(Direction::Input)
+    }
+
+    /// The schema of the JSON this type serializes to (a tool's structured
+    /// result): as [`Shape::to_json_schema`], except that `Option` fields are
+    /// nullable, because serde writes `None` as `null`.
+    pub fn to_output_schema(&self) -> Value {
+        self.render(Direction::Output)
+    }
+
+    fn render(&self, direction: Direction) -> Value {
         let mut out = Map::new();
         if let Some(d) = &self.description {
             out.insert("description".into(), Value::String(d.clone()));
@@ -349,27 +360,23 @@ impl Shape {
             }
             Kind::Array { items, unique } => {
                 out.insert("type".into(), ty("array"));
-                out.insert("items".into(), items.to_json_schema());
+                out.insert("items".into(), items.render(direction));
                 if *unique {
                     out.insert("uniqueItems".into(), Value::Bool(true));
                 }
             }
             Kind::Map { values } => {
                 out.insert("type".into(), ty("object"));
-                out.insert("additionalProperties".into(), values.to_json_schema());
+                out.insert("additionalProperties".into(), values.render(direction));
             }
             Kind::Object(object) => {
                 out.insert("type".into(), ty("object"));
-                object.write_json_schema(&mut out);
+                object.write_json_schema(&mut out, direction);
             }
         }
         self.write_constraints(&mut out);
-        if self.nullable
-            && let Some(Value::String(t)) = out.get("type").cloned()
-        {
-            // Only reached for nullable values that are not fields (fields
-            // express `Option` by leaving `required`), e.g. `Vec<Option<u8>>`.
-            out.insert("type".into(), serde_json::json!([t, "null"]));
+        if self.nullable {
+            make_nullable(&mut out);
         }
         Value::Object(out)
     }
@@ -397,6 +404,46 @@ impl Shape {
     }
 }
 
+/// Which side of a tool a schema describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    /// What the model sends: `Option` fields are simply not required.
+    Input,
+    /// What a tool returns: serde writes `None` as `null`.
+    Output,
+}
+
+/// `{"type": "T"}` becomes `{"type": ["T", "null"]}`; an `enum` gains `null`.
+pub(crate) fn make_nullable(node: &mut Map<String, Value>) {
+    match node.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = std::mem::take(t);
+            node.insert("type".into(), serde_json::json!([t, "null"]));
+        }
+        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => types.push(Value::from("null")),
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = node.get_mut("enum")
+        && !values.iter().any(Value::is_null)
+    {
+        values.push(Value::Null);
+    }
+}
+
+/// Undoes [`make_nullable`].
+fn strip_null(node: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = node.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            node.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = node.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+}
+
 impl ObjectShape {
     /// Whether a typed parse of this object accepts exactly the arguments
     /// the binder accepts without a warning (see
@@ -419,21 +466,21 @@ impl ObjectShape {
     pub fn to_json_schema(&self) -> Value {
         let mut out = Map::new();
         out.insert("type".into(), Value::String("object".into()));
-        self.write_json_schema(&mut out);
+        self.write_json_schema(&mut out, Direction::Input);
         Value::Object(out)
     }
 
-    fn write_json_schema(&self, out: &mut Map<String, Value>) {
+    fn write_json_schema(&self, out: &mut Map<String, Value>, direction: Direction) {
         let mut properties = Map::new();
         let mut required = Vec::new();
         for field in &self.fields {
-            let mut schema = field.shape.to_json_schema();
+            let mut schema = field.shape.render(direction);
             if field.shape.nullable
+                && direction == Direction::Input
                 && let Some(obj) = schema.as_object_mut()
-                && let Some(Value::Array(types)) = obj.get("type").cloned()
             {
-                // A field expresses `Option` by not being required.
-                obj.insert("type".into(), types[0].clone());
+                // An input field expresses `Option` by not being required.
+                strip_null(obj);
             }
             if let (Some(default), Some(obj)) = (&field.default, schema.as_object_mut()) {
                 obj.insert("default".into(), default.clone());
@@ -757,6 +804,41 @@ mod tests {
         assert_eq!(
             Vec::<Option<bool>>::shape().to_json_schema(),
             json!({"type": "array", "items": {"type": ["boolean", "null"]}})
+        );
+    }
+
+    #[test]
+    fn output_schemas_make_option_fields_nullable() {
+        let shape = Shape::new(Kind::Object(ObjectShape {
+            rejects_unknown: true,
+            fields: vec![
+                Field::new("a", Option::<String>::shape(), false, "Option<String>"),
+                Field::new(
+                    "b",
+                    Option::<u8>::shape().constrain(Constraints::default()),
+                    false,
+                    "Option<u8>",
+                ),
+            ],
+        }));
+        let input = shape.to_json_schema();
+        assert_eq!(input["properties"]["a"], json!({"type": "string"}));
+        let output = shape.to_output_schema();
+        assert_eq!(output["properties"]["a"], json!({"type": ["string", "null"]}));
+        assert_eq!(
+            output["properties"]["b"],
+            json!({"type": ["integer", "null"], "minimum": 0})
+        );
+        assert_eq!(output["required"], json!([]));
+    }
+
+    #[test]
+    fn nullable_enums_admit_null_among_their_values() {
+        let mut shape = Shape::new(Kind::Enum(vec!["a".into()]));
+        shape.nullable = true;
+        assert_eq!(
+            shape.to_json_schema(),
+            json!({"type": ["string", "null"], "enum": ["a", null]})
         );
     }
 

@@ -16,7 +16,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::{ANTHROPIC_MOVED, strict_schema};
-use super::{FormatError, check_call_ids, order_results};
+use super::{Carried, FormatError, carry, check_call_ids, order_results};
 use crate::output::Content;
 use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
@@ -71,33 +71,28 @@ pub fn tool_result_block(result: &ToolResult) -> Value {
 }
 
 fn content_block(content: &Content) -> Value {
-    match content {
-        Content::Text { text } => json!({"type": "text", "text": text}),
-        Content::Image { data, mime_type } => json!({
+    let titled = |mut block: Value, title: Option<&str>| {
+        if let Some(title) = title {
+            block["title"] = Value::String(title.to_owned());
+        }
+        block
+    };
+    match carry(content) {
+        Carried::Text(text) => json!({"type": "text", "text": text}),
+        Carried::Note(note) => json!({"type": "text", "text": note}),
+        Carried::Image { data, mime_type } => json!({
             "type": "image",
             "source": {"type": "base64", "media_type": mime_type, "data": data},
         }),
-        Content::Document { data, mime_type, title } => {
-            let source = if mime_type == "text/plain" {
-                json!({"type": "text", "media_type": "text/plain", "data": decode_text(data)})
-            } else {
-                json!({"type": "base64", "media_type": mime_type, "data": data})
-            };
-            let mut block = json!({"type": "document", "source": source});
-            if let Some(title) = title {
-                block["title"] = Value::String(title.clone());
-            }
-            block
-        }
+        Carried::Pdf { data, title } => titled(
+            json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": data}}),
+            title,
+        ),
+        Carried::TextDocument { text, title } => titled(
+            json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": text}}),
+            title,
+        ),
     }
-}
-
-/// Plain-text documents travel as text; this undoes the base64 of
-/// [`Content::document`].
-fn decode_text(data: &str) -> String {
-    crate::output::base64_decode(data)
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .unwrap_or_default()
 }
 
 /// The `role: "user"` message answering one assistant message's tool calls.

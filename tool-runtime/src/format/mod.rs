@@ -172,18 +172,75 @@ impl Selection {
 
 impl ToolRegistry {
     /// The selected tools' definitions in `format`, in registration order,
-    /// as the request's `tools` array carries them. For Gemini this is one
-    /// `{functionDeclarations: [...]}` object per request (wrap it in the
-    /// request's `tools` array).
-    pub fn tool_definitions(&self, format: Format, selection: &Selection) -> Value {
-        let rendered: Vec<Value> = self
-            .definitions()
-            .filter(|d| selection.includes(d))
-            .map(|d| d.render(format).clone())
-            .collect();
-        match format {
-            Format::Gemini => serde_json::json!({ "functionDeclarations": rendered }),
-            _ => Value::Array(rendered),
+    /// borrowed from each tool's cache: listing them renders nothing and
+    /// copies nothing. Serialize them into the request's `tools`, or take a
+    /// `Value` with [`ToolDefinitions::to_json`].
+    pub fn tool_definitions(&self, format: Format, selection: &Selection) -> ToolDefinitions<'_> {
+        ToolDefinitions {
+            format,
+            items: self
+                .definitions()
+                .filter(|d| selection.includes(d))
+                .map(|d| d.render(format))
+                .collect(),
+        }
+    }
+}
+
+/// The definitions one request carries, in one format. Serializes as the
+/// request's `tools` array, or for Gemini as one
+/// `{functionDeclarations: [...]}` object (wrap it in the request's `tools`
+/// array). Indexing gives one tool's definition.
+#[derive(Clone, Debug)]
+pub struct ToolDefinitions<'a> {
+    format: Format,
+    items: Vec<&'a Value>,
+}
+
+impl<'a> ToolDefinitions<'a> {
+    /// How many tools.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// No tool was selected.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Each tool's definition, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a Value> + '_ {
+        self.items.iter().copied()
+    }
+
+    /// The definitions as one JSON value, as they serialize.
+    pub fn to_json(&self) -> Value {
+        let items = Value::Array(self.items.iter().map(|v| (*v).clone()).collect());
+        match self.format {
+            Format::Gemini => serde_json::json!({ "functionDeclarations": items }),
+            _ => items,
+        }
+    }
+}
+
+impl std::ops::Index<usize> for ToolDefinitions<'_> {
+    type Output = Value;
+
+    fn index(&self, index: usize) -> &Value {
+        self.items[index]
+    }
+}
+
+impl serde::Serialize for ToolDefinitions<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        match self.format {
+            Format::Gemini => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("functionDeclarations", &self.items)?;
+                map.end()
+            }
+            _ => self.items.serialize(serializer),
         }
     }
 }
@@ -262,19 +319,74 @@ pub(crate) fn check_call_ids<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(
     Ok(())
 }
 
+/// How a content block travels to providers that take only common media
+/// (the Anthropic and OpenAI APIs refuse, say, an SVG image or a Markdown
+/// file sent as base64).
+pub(crate) enum Carried<'a> {
+    /// Plain text.
+    Text(&'a str),
+    /// A `text/*` document, decoded.
+    TextDocument { text: String, title: Option<&'a str> },
+    /// A JPEG, PNG, GIF or WebP image.
+    Image { data: &'a str, mime_type: &'a str },
+    /// A PDF document.
+    Pdf { data: &'a str, title: Option<&'a str> },
+    /// Anything else, as a sentence saying what it was.
+    Note(String),
+}
+
+/// Image types every provider here accepts.
+const IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+pub(crate) fn carry(content: &crate::Content) -> Carried<'_> {
+    use crate::Content;
+    match content {
+        Content::Text { text } => Carried::Text(text),
+        Content::Image { data, mime_type } if IMAGE_TYPES.contains(&mime_type.as_str()) => {
+            Carried::Image { data, mime_type }
+        }
+        Content::Image { mime_type, .. } => {
+            Carried::Note(format!("[an image ({mime_type}) that this format cannot show]"))
+        }
+        Content::Document { data, mime_type, title } if mime_type == "application/pdf" => Carried::Pdf {
+            data,
+            title: title.as_deref(),
+        },
+        Content::Document { data, mime_type, title } if mime_type.starts_with("text/") => {
+            match crate::output::base64_decode(data).and_then(|bytes| String::from_utf8(bytes).ok()) {
+                Some(text) => Carried::TextDocument {
+                    text,
+                    title: title.as_deref(),
+                },
+                None => Carried::Note(format!("[a {mime_type} document that is not valid UTF-8 text]")),
+            }
+        }
+        Content::Document { mime_type, title, .. } => Carried::Note(format!(
+            "[a document{} ({mime_type}) that this format cannot show]",
+            title.as_ref().map(|t| format!(" \"{t}\"")).unwrap_or_default()
+        )),
+    }
+}
+
 /// The content of a result as text, for formats whose results are text
-/// only: non-text blocks become a short note.
+/// only: text documents are inlined, other blocks become a short note.
 pub(crate) fn text_only(result: &ToolResult) -> String {
     let parts: Vec<String> = result
         .content
         .iter()
-        .map(|block| match block {
-            crate::Content::Text { text } => text.clone(),
-            crate::Content::Image { mime_type, .. } => format!("[an image ({mime_type}) is not shown in this format]"),
-            crate::Content::Document { mime_type, title, .. } => format!(
-                "[a document{} ({mime_type}) is not shown in this format]",
-                title.as_ref().map(|t| format!(" \"{t}\"")).unwrap_or_default()
+        .map(|block| match carry(block) {
+            Carried::Text(text) => text.to_owned(),
+            Carried::TextDocument {
+                text,
+                title: Some(title),
+            } => format!("{title}:\n{text}"),
+            Carried::TextDocument { text, title: None } => text,
+            Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) that this format cannot show]"),
+            Carried::Pdf { title, .. } => format!(
+                "[a PDF document{} that this format cannot show]",
+                title.map(|t| format!(" \"{t}\"")).unwrap_or_default()
             ),
+            Carried::Note(note) => note,
         })
         .collect();
     parts.join("\n")

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI_MOVED, strict_schema};
-use super::{FormatError, check_call_ids, order_results, text_only};
+use super::{Carried, FormatError, carry, check_call_ids, order_results, text_only};
 use crate::output::Content;
 use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
@@ -136,17 +136,19 @@ pub fn responses_outputs(results: &[ToolResult]) -> Vec<Value> {
 }
 
 fn response_input_item(content: &Content) -> Value {
-    match content {
-        Content::Text { text } => json!({"type": "input_text", "text": text}),
-        Content::Image { data, mime_type } => json!({
+    match carry(content) {
+        Carried::Text(text) => json!({"type": "input_text", "text": text}),
+        Carried::Note(note) => json!({"type": "input_text", "text": note}),
+        Carried::TextDocument { text, .. } => json!({"type": "input_text", "text": text}),
+        Carried::Image { data, mime_type } => json!({
             "type": "input_image",
             "image_url": format!("data:{mime_type};base64,{data}"),
             "detail": "auto",
         }),
-        Content::Document { data, mime_type, title } => json!({
+        Carried::Pdf { data, title } => json!({
             "type": "input_file",
-            "file_data": format!("data:{mime_type};base64,{data}"),
-            "filename": title.clone().unwrap_or_else(|| "document".to_owned()),
+            "file_data": format!("data:application/pdf;base64,{data}"),
+            "filename": title.unwrap_or("document.pdf"),
         }),
     }
 }

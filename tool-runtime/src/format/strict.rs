@@ -62,23 +62,9 @@ fn rewrite(schema: &mut Value, moved: &[&str]) {
     }
 }
 
-/// `{"type": "T"}` becomes `{"type": ["T", "null"]}`; an `enum` gains `null`.
-pub(crate) fn make_nullable(property: &mut Value) {
-    let Value::Object(node) = property else {
-        return;
-    };
-    match node.get_mut("type") {
-        Some(Value::String(t)) => {
-            let t = std::mem::take(t);
-            node.insert("type".into(), serde_json::json!([t, "null"]));
-        }
-        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => types.push(Value::from("null")),
-        _ => {}
-    }
-    if let Some(Value::Array(values)) = node.get_mut("enum")
-        && !values.iter().any(Value::is_null)
-    {
-        values.push(Value::Null);
+fn make_nullable(property: &mut Value) {
+    if let Value::Object(node) = property {
+        crate::schema::make_nullable(node);
     }
 }
 
