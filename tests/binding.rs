@@ -4,9 +4,8 @@
 
 mod common {
     pub mod probe;
+    pub mod snapshot;
 }
-
-use std::path::PathBuf;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -36,16 +35,7 @@ async fn the_model_reads_every_problem_with_what_was_expected() {
             json!({"max_results": "lots", "mode": "delete", "files": ["a", {"b": 1}]}),
         )
         .await;
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/probe_error_text.txt");
-    let text = result.text() + "\n";
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path).expect("the snapshot exists; run with UPDATE_SNAPSHOTS=1");
-    assert_eq!(
-        text, expected,
-        "the error text changed; review it and rerun with UPDATE_SNAPSHOTS=1"
-    );
+    common::snapshot::check_text("probe_error_text.txt", &(result.text() + "\n"));
     assert_eq!(result.errors.len(), 4);
 }
 
@@ -215,23 +205,31 @@ fn any_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Objects keyed by `names` (the probe's parameter names, a camelCase alias,
+/// an unknown key), with values from `values`.
+fn keyed_by(names: &'static [&'static str], values: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
+    proptest::collection::vec((proptest::sample::select(names), values), 0..8)
+        .prop_map(|pairs| Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+}
+
+const PROBE_KEYS: &[&str] = &[
+    "pattern",
+    "case_sensitive",
+    "max_results",
+    "maxResults",
+    "offset",
+    "threshold",
+    "files",
+    "mode",
+    "window",
+    "labels",
+    "extra",
+    "unknown",
+];
+
 /// Arguments keyed by the probe's own parameter names, with any values.
 fn probe_shaped_json() -> impl Strategy<Value = Value> {
-    let names = [
-        "pattern",
-        "case_sensitive",
-        "max_results",
-        "maxResults",
-        "offset",
-        "threshold",
-        "files",
-        "mode",
-        "window",
-        "labels",
-        "extra",
-    ];
-    proptest::collection::vec((proptest::sample::select(names.to_vec()), any_json()), 0..8)
-        .prop_map(|pairs| Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+    keyed_by(PROBE_KEYS, any_json())
 }
 
 proptest! {
@@ -324,20 +322,6 @@ mod fast {
 }
 
 fn fast_probe_shaped_json() -> impl Strategy<Value = Value> {
-    let names = [
-        "pattern",
-        "case_sensitive",
-        "max_results",
-        "maxResults",
-        "offset",
-        "threshold",
-        "files",
-        "mode",
-        "window",
-        "labels",
-        "extra",
-        "unknown",
-    ];
     let value = prop_oneof![
         3 => any_json(),
         1 => Just(json!({"start": 3})),
@@ -353,15 +337,12 @@ fn fast_probe_shaped_json() -> impl Strategy<Value = Value> {
         1 => Just(json!(5000)),
     ];
     let pattern = prop_oneof![Just(json!("src/*")), any_json()];
-    (
-        pattern,
-        proptest::collection::vec((proptest::sample::select(names.to_vec()), value), 0..7),
-    )
-        .prop_map(|(pattern, pairs)| {
-            let mut map: Map<String, Value> = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    (pattern, keyed_by(PROBE_KEYS, value)).prop_map(|(pattern, mut args)| {
+        if let Value::Object(map) = &mut args {
             map.entry("pattern").or_insert(pattern);
-            Value::Object(map)
-        })
+        }
+        args
+    })
 }
 
 proptest! {

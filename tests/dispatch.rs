@@ -48,8 +48,7 @@ async fn wait_alone(
     #[param(description = "How long to wait, in milliseconds")] millis: u64,
     flight: State<InFlight>,
 ) -> String {
-    flight.during(tokio::time::sleep(Duration::from_millis(millis))).await;
-    label
+    wait(label, millis, flight).await
 }
 
 /// Always panic.

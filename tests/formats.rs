@@ -3,9 +3,8 @@
 
 mod common {
     pub mod probe;
+    pub mod snapshot;
 }
-
-use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai};
@@ -52,30 +51,13 @@ fn registry() -> ToolRegistry {
     registry
 }
 
-fn check_snapshot(name: &str, actual: &Value) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(format!("{name}.json"));
-    let rendered = serde_json::to_string_pretty(actual).unwrap() + "\n";
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &rendered).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("missing snapshot {} ({e}); run with UPDATE_SNAPSHOTS=1", path.display()));
-    assert_eq!(
-        rendered, expected,
-        "`{name}` changed; if intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff"
-    );
-}
-
 #[test]
 fn probe_definitions_in_every_format() {
     let registry = registry();
     let only_probe = Selection::all().allow(["probe"]);
     for format in Format::ALL {
         let name = format!("probe_{}", format!("{format:?}").to_lowercase());
-        check_snapshot(&name, &registry.tool_definitions(*format, &only_probe).to_json());
+        common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only_probe).to_json());
     }
 }
 

@@ -4,13 +4,12 @@
 
 mod common {
     pub mod probe;
+    pub mod snapshot;
 }
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tool_runtime::{Tool, ToolParam, tool};
 
 /// A colour channel.
@@ -77,29 +76,12 @@ pub fn every_type(
     String::new()
 }
 
-fn check_snapshot(name: &str, actual: &Value) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/snapshots")
-        .join(format!("{name}.json"));
-    let rendered = serde_json::to_string_pretty(actual).unwrap() + "\n";
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, &rendered).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("missing snapshot {} ({e}); run with UPDATE_SNAPSHOTS=1", path.display()));
-    assert_eq!(
-        rendered, expected,
-        "the schema of `{name}` changed; if intended, rerun with UPDATE_SNAPSHOTS=1 and review the diff"
-    );
-}
-
 #[test]
 fn every_type_schema() {
-    check_snapshot("every_type", EveryType.definition().input_schema());
+    common::snapshot::check_json("every_type", EveryType.definition().input_schema());
 }
 
 #[test]
 fn probe_schema() {
-    check_snapshot("probe", common::probe::Probe.definition().input_schema());
+    common::snapshot::check_json("probe", common::probe::Probe.definition().input_schema());
 }
