@@ -8,6 +8,8 @@ mod complete;
 mod dispatch;
 pub mod format;
 pub mod lint;
+#[cfg(feature = "mcp-server")]
+pub mod mcp_server;
 pub mod output;
 mod registry;
 pub mod result;
