@@ -414,3 +414,61 @@ async fn the_fast_path_takes_right_arguments_and_declines_the_rest() {
         assert!(fast(needs_binder).is_none(), "the fast path took {needs_binder}");
     }
 }
+
+/// Records the level and message of every `tracing` event.
+#[derive(Default)]
+struct Recorder(std::sync::Mutex<Vec<(tracing::Level, String)>>);
+
+impl tracing::Subscriber for Recorder {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!("{}={:?} ", field.name(), value));
+            }
+        }
+        let mut fields = Fields(String::new());
+        event.record(&mut fields);
+        self.0.lock().unwrap().push((*event.metadata().level(), fields.0));
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn warnings_are_logged_at_warn_and_not_sent_to_the_model() {
+    let recorder = std::sync::Arc::new(Recorder::default());
+    let result = tracing::subscriber::with_default(recorder.clone(), || {
+        block_on(registry().call("probe", json!({"pattern": 7, "maxResults": "3"})))
+    });
+    let events = recorder.0.lock().unwrap();
+    let warned: Vec<&String> = events
+        .iter()
+        .filter(|(l, _)| *l == tracing::Level::WARN)
+        .map(|(_, f)| f)
+        .collect();
+    assert_eq!(warned.len(), 3, "{events:?}");
+    assert!(
+        warned.iter().any(|f| f.contains("scalar_converted_to_string:pattern")),
+        "{warned:?}"
+    );
+    assert!(
+        !result.text().contains("scalar_converted"),
+        "the model does not see warnings by default"
+    );
+    assert!(
+        result
+            .clone()
+            .with_warnings_shown()
+            .text()
+            .contains("scalar_converted_to_string:pattern")
+    );
+}

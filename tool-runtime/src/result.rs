@@ -134,6 +134,22 @@ impl ToolResult {
         result
     }
 
+    /// Shows the binder's warnings to the model: appends a text block that
+    /// lists what was changed, so it can send exact values next time. A
+    /// result without warnings is returned unchanged. (By default warnings
+    /// are only on the result and in the `tracing` log.)
+    pub fn with_warnings_shown(mut self) -> Self {
+        if !self.warnings.is_empty() {
+            let mut text = format!("Note: the arguments of `{}` were accepted after changes:\n", self.tool);
+            for warning in &self.warnings {
+                let _ = writeln!(text, "- {warning}: {}", warning.detail);
+            }
+            text.push_str("Send values of the declared types next time.");
+            self.content.push(Content::text(text));
+        }
+        self
+    }
+
     /// The text blocks joined by newlines.
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
@@ -209,6 +225,25 @@ mod tests {
         let text = result.text();
         assert!(text.contains("Did you mean `search_files`?"), "{text}");
         assert!(text.contains("`read_file`, `write_file`"), "{text}");
+    }
+
+    #[test]
+    fn warnings_are_shown_only_when_asked() {
+        let mut result = ToolResult::failure("t", None, Outcome::Success, "42".into());
+        result.is_error = false;
+        result.warnings.push(Warning {
+            code: crate::WarningCode::StringConvertedToInteger,
+            path: "n".into(),
+            detail: "the string \"42\" was converted to the integer 42".into(),
+        });
+        assert_eq!(result.text(), "42");
+        let shown = result.with_warnings_shown();
+        assert_eq!(shown.content.len(), 2);
+        let note = shown.content[1].as_text().unwrap();
+        assert!(
+            note.contains("- string_literal_converted_to_integer:n: the string \"42\""),
+            "{note}"
+        );
     }
 
     #[test]
