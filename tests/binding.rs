@@ -472,3 +472,180 @@ fn warnings_are_logged_at_warn_and_not_sent_to_the_model() {
             .contains("scalar_converted_to_string:pattern")
     );
 }
+
+/// Tools with the types where a typed parse and the binder could differ.
+mod edge {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Value, json};
+    use tool_runtime::{ToolParam, tool};
+
+    /// A range whose end defaults to ten.
+    #[derive(Debug, Serialize, Deserialize, ToolParam)]
+    #[serde(deny_unknown_fields)]
+    pub struct Range {
+        /// The start.
+        pub start: u32,
+        /// The end; ten when not given.
+        #[serde(default = "ten")]
+        pub end: Option<u32>,
+    }
+
+    fn ten() -> Option<u32> {
+        Some(10)
+    }
+
+    /// Echo values of the types where parsing is subtle.
+    #[tool]
+    pub async fn edges(
+        #[param(description = "Any JSON value")] data: Value,
+        #[param(description = "Any values", default)] items: Vec<Value>,
+        #[param(description = "A ratio", min = 0.1, default = 0.5)] ratio: f32,
+        #[param(description = "Scores from 1 to 10", min = 1, max = 10, default)] scores: BTreeMap<String, u32>,
+        #[param(description = "At least two tags", min_items = 2, default = ["a".into(), "b".into()].into())]
+        tags: BTreeSet<String>,
+    ) -> Value {
+        json!({"data": data, "items": items, "ratio": ratio, "scores": scores, "tags": tags})
+    }
+
+    /// Echo a range.
+    #[tool]
+    pub async fn ranges(#[param(description = "The range")] range: Range) -> Value {
+        json!({"start": range.start, "end": range.end})
+    }
+}
+
+fn edge_registry(fast: bool, strict: bool) -> ToolRegistry {
+    let mut registry = ToolRegistry::new().with_fast_path(fast);
+    if strict {
+        registry = registry.strict();
+    }
+    registry
+        .register(edge::Edges)
+        .unwrap()
+        .register(edge::Ranges)
+        .unwrap()
+        .register(Probe)
+        .unwrap();
+    registry
+}
+
+/// Calls with the fast path on and off, checks they agree, returns the result.
+fn agreed(tool: &str, args: Value) -> tool_runtime::ToolResult {
+    let with_fast = block_on(edge_registry(true, false).call(tool, args.to_string()));
+    let without = block_on(edge_registry(false, false).call(tool, args.clone()));
+    assert_eq!(with_fast, without, "the two paths differ for {args}");
+    with_fast
+}
+
+#[test]
+fn an_unknown_key_beside_a_null_default_is_still_reported() {
+    let args = json!({"pattern": "x", "case_sensitive": null, "bogus": 1});
+    let lenient = block_on(edge_registry(true, false).call("probe", args.clone()));
+    assert_eq!(
+        lenient.warning_codes(),
+        ["null_replaced_by_default:case_sensitive", "unknown_parameter:bogus"]
+    );
+    let strict = block_on(edge_registry(true, true).call("probe", args));
+    assert_eq!(strict.error_codes(), ["unknown_parameter:bogus"]);
+}
+
+#[test]
+fn null_is_no_value_where_the_schema_forbids_it() {
+    assert_eq!(
+        agreed("edges", json!({"data": null})).error_codes(),
+        ["null_not_allowed:data"]
+    );
+    assert_eq!(
+        agreed("edges", json!({"data": 1, "items": [1, null]})).error_codes(),
+        ["null_not_allowed:items[1]"]
+    );
+}
+
+#[test]
+fn a_defaulted_nullable_field_takes_its_default_on_either_path() {
+    use tool_runtime::Tool;
+    assert!(
+        !edge::Ranges.definition().has_fast_path(),
+        "a typed parse would keep the null"
+    );
+    let result = agreed("ranges", json!({"range": {"start": 1, "end": null}}));
+    assert_eq!(result.structured_content, Some(json!({"start": 1, "end": 10})));
+    assert_eq!(result.warning_codes(), ["null_replaced_by_default:range.end"]);
+}
+
+#[test]
+fn f32_bounds_apply_to_the_value_the_tool_gets() {
+    // 0.09999999999 reaches the tool as 0.1f32, which meets `min = 0.1`.
+    let rounded = agreed("edges", json!({"data": 1, "ratio": 0.09999999999}));
+    assert!(!rounded.is_error, "{}", rounded.text());
+    assert_eq!(
+        agreed("edges", json!({"data": 1, "ratio": 0.0999})).error_codes(),
+        ["out_of_range:ratio"]
+    );
+    assert_eq!(
+        agreed("edges", json!({"data": 1, "ratio": 3.5e38})).error_codes(),
+        ["out_of_range:ratio"]
+    );
+}
+
+#[test]
+fn bounds_on_a_map_bound_its_values() {
+    assert_eq!(
+        agreed("edges", json!({"data": 1, "scores": {"a": 0, "b": 5}})).error_codes(),
+        ["out_of_range:scores.a"]
+    );
+}
+
+#[test]
+fn a_set_s_item_bounds_count_distinct_items() {
+    assert_eq!(
+        agreed("edges", json!({"data": 1, "tags": ["a", "a"]})).error_codes(),
+        ["out_of_range:tags"]
+    );
+    let ok = agreed("edges", json!({"data": 1, "tags": ["a", "b", "a"]}));
+    assert_eq!(ok.structured_content.unwrap()["tags"], json!(["a", "b"]));
+}
+
+#[test]
+fn an_integer_too_large_for_any_type_is_out_of_range() {
+    let registry = edge_registry(true, false);
+    for huge in ["1e40", "12345678901234567890123456789012345678901"] {
+        let result = block_on(registry.call("probe", json!({"pattern": "x", "max_results": huge})));
+        assert_eq!(result.error_codes(), ["out_of_range:max_results"], "{huge}");
+    }
+}
+
+#[test]
+fn arguments_held_as_a_json_string_value_are_raw_text() {
+    let result = block_on(edge_registry(true, false).call("probe", Value::String(r#"{"pattern": "x"}"#.into())));
+    assert!(!result.is_error, "{}", result.text());
+}
+
+fn edge_args() -> impl Strategy<Value = Value> {
+    let value = prop_oneof![
+        3 => any_json(),
+        1 => Just(json!(0.09999999999)),
+        1 => Just(json!(0.1)),
+        1 => Just(json!(3.4e38)),
+        1 => Just(json!(3.5e38)),
+        1 => Just(json!({"a": 0, "b": 11})),
+        1 => Just(json!({"a": 3})),
+        1 => Just(json!(["a", "a"])),
+        1 => Just(json!(["a", "b"])),
+        1 => Just(json!([1, null])),
+    ];
+    keyed_by(&["data", "items", "ratio", "scores", "tags", "unknown"], value)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_paths_agree_on_edge_types(args in edge_args(), strict in any::<bool>()) {
+        let with_fast = block_on(edge_registry(true, strict).call("edges", args.to_string()));
+        let without = block_on(edge_registry(false, strict).call("edges", args));
+        prop_assert_eq!(with_fast, without);
+    }
+}

@@ -222,3 +222,34 @@ async fn a_cancelled_call_is_an_error_result() {
     tokio::time::sleep(Duration::from_millis(1)).await;
     assert_eq!(stopped(&registry), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_time_out_never_raises_the_caller_s_signal() {
+    let registry = registry().with_timeout(Some(Duration::from_millis(100)));
+    let shared = Cancellation::new();
+    let slow = registry.call_cancellable(ToolCall::new("hang", json!({})), &shared);
+    let quick = registry.call_cancellable(wait_call("wait", 0, 50), &shared);
+    let (slow, quick) = tokio::join!(slow, quick);
+    assert_eq!(slow.outcome, Outcome::TimedOut);
+    assert_eq!(quick.outcome, Outcome::Success, "{}", quick.text());
+    assert!(!shared.is_cancelled(), "the caller's signal is the caller's to raise");
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    assert_eq!(stopped(&registry), 1, "the timed-out call's own signal was raised");
+}
+
+/// Block the thread, as a plain `fn` doing file or network I/O would.
+#[tool]
+fn block(#[param(description = "How long to block, in milliseconds")] millis: u64) -> String {
+    std::thread::sleep(Duration::from_millis(millis));
+    "done".to_owned()
+}
+
+#[tokio::test]
+async fn a_blocking_plain_fn_is_timed_out_and_does_not_stall_the_executor() {
+    let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_millis(50)));
+    registry.register(Block).unwrap();
+    let result = registry.call("block", json!({"millis": 400})).await;
+    assert_eq!(result.outcome, Outcome::TimedOut, "{}", result.text());
+    let quick = registry.call("block", json!({"millis": 0})).await;
+    assert_eq!(quick.text(), "done");
+}

@@ -6,10 +6,11 @@ mod common {
     pub mod snapshot;
 }
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai};
 use tool_runtime::lint::LintRule;
-use tool_runtime::{Content, ToolError, ToolRegistry, tool};
+use tool_runtime::{Content, ToolError, ToolParam, ToolRegistry, tool};
 
 use common::probe::Probe;
 
@@ -40,6 +41,43 @@ async fn fail_loudly(#[param(description = "What to complain about")] reason: St
     Err(ToolError::new(format!("refused: {reason}")))
 }
 
+/// What to serve in a meeting.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, ToolParam)]
+#[serde(rename_all = "lowercase")]
+enum Food {
+    /// Coffee and tea.
+    Coffee,
+    /// A light lunch.
+    Lunch,
+}
+
+/// Catering for a meeting.
+#[derive(Debug, Serialize, Deserialize, ToolParam)]
+#[serde(deny_unknown_fields)]
+struct Catering {
+    /// What to serve.
+    food: Food,
+    /// For how many people; everyone invited when absent.
+    #[param(min = 1)]
+    headcount: Option<u32>,
+}
+
+/// Book a meeting room for today.
+///
+/// Use it when the user asks for a room; returns the booking's reference.
+#[tool(tags = ["calendar"])]
+async fn book_room(
+    #[param(description = "The room's name", min_length = 1)] room: String,
+    #[param(description = "Start time, as HH:MM", pattern = "^[0-2][0-9]:[0-5][0-9]$")] start: String,
+    #[param(description = "Length in minutes", default = 30, min = 15, max = 240)] minutes: u32,
+    #[param(description = "Who is invited", default, max_items = 20)] attendees: Vec<String>,
+    #[param(description = "Add a video link")] video: Option<bool>,
+    #[param(description = "Catering to order")] catering: Option<Catering>,
+) -> String {
+    let _ = (&attendees, video, &catering);
+    format!("{room} at {start} for {minutes} min")
+}
+
 fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     registry
@@ -47,6 +85,7 @@ fn registry() -> ToolRegistry {
         .and_then(|r| r.register(RenderChart))
         .and_then(|r| r.register(ExportReport))
         .and_then(|r| r.register(FailLoudly))
+        .and_then(|r| r.register(BookRoom))
         .unwrap();
     registry
 }
@@ -58,6 +97,33 @@ fn probe_definitions_in_every_format() {
     for format in Format::ALL {
         let name = format!("probe_{}", format!("{format:?}").to_lowercase());
         common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only_probe).to_json());
+    }
+}
+
+#[test]
+fn strict_variants_fall_back_for_what_strict_mode_cannot_express() {
+    let registry = registry();
+    let strict = registry.tool_definitions(Format::OpenAiChatStrict, &Selection::all());
+    let by_name = |name: &str| strict.iter().find(|d| d["function"]["name"] == name).unwrap();
+    // The probe's `labels` is a free-form map: strict mode demands
+    // `additionalProperties: false`, so the probe keeps its plain definition.
+    assert!(by_name("probe")["function"].get("strict").is_none());
+    assert_eq!(by_name("render_chart")["function"]["strict"], true);
+    let responses = registry.tool_definitions(Format::OpenAiResponsesStrict, &Selection::all());
+    assert_eq!(responses[0]["strict"], false);
+    assert_eq!(responses[1]["strict"], true);
+    let anthropic = registry.tool_definitions(Format::AnthropicStrict, &Selection::all());
+    assert!(anthropic[0].get("strict").is_none());
+    assert_eq!(anthropic[1]["strict"], true);
+}
+
+#[test]
+fn a_strict_expressible_tool_in_every_format() {
+    let registry = registry();
+    let only = Selection::all().allow(["book_room"]);
+    for format in Format::ALL {
+        let name = format!("book_room_{}", format!("{format:?}").to_lowercase());
+        common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only).to_json());
     }
 }
 
@@ -80,7 +146,7 @@ fn subsets_by_name_tag_and_denial() {
             .map(|d| d["name"].as_str().unwrap().to_owned())
             .collect()
     };
-    assert_eq!(names(&Selection::all()).len(), 4);
+    assert_eq!(names(&Selection::all()).len(), 5);
     assert_eq!(
         names(&Selection::all().with_tags(["reports"])),
         ["export_report", "fail_loudly"]
@@ -91,7 +157,7 @@ fn subsets_by_name_tag_and_denial() {
     );
     assert_eq!(
         names(&Selection::all().deny(["probe", "fail_loudly"])),
-        ["render_chart", "export_report"]
+        ["render_chart", "export_report", "book_room"]
     );
     assert_eq!(
         names(&Selection::all().with_tags(["reports"]).deny(["fail_loudly"])),

@@ -21,6 +21,15 @@ struct Box;
 struct Vec;
 struct String;
 trait Into {}
+
+// Names generated code might bind: a pattern `Some(value)` would match
+// against this constant instead of binding.
+#[allow(non_upper_case_globals)]
+const value: u32 = 7;
+#[allow(non_upper_case_globals)]
+const state: u32 = 7;
+#[allow(non_upper_case_globals)]
+const f: u32 = 7;
 trait Default {}
 trait Clone {}
 

@@ -21,7 +21,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai};
+use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai, strict};
 use tool_runtime::{CallArguments, Content, ToolCall, ToolError, ToolParam, ToolRegistry, ToolResult, tool};
 
 use common::probe::Probe;
@@ -745,8 +745,10 @@ fn without_nulls(value: &Value) -> Value {
 async fn binding_cases(registry: &ToolRegistry, cases: &mut Cases) {
     let probe = registry.definitions().find(|d| d.name() == "probe").unwrap();
     let portable = probe.input_schema();
-    let openai_strict = probe.render(Format::OpenAiChatStrict)["function"]["parameters"].clone();
-    let anthropic_strict = probe.render(Format::AnthropicStrict)["input_schema"].clone();
+    // The strict rewrite itself: the probe's rendered strict definitions fall
+    // back to the plain schema (its `labels` map cannot be strict).
+    let openai_strict = strict::strict_schema(portable, strict::OPENAI_MOVED);
+    let anthropic_strict = strict::strict_schema(portable, strict::ANTHROPIC_MOVED);
     for (i, arguments) in probe_arguments().into_iter().enumerate() {
         let shown = format!("{arguments:?}");
         let result = registry.call_one(ToolCall::new("probe", arguments)).await;

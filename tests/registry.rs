@@ -260,3 +260,44 @@ fn missing_state_is_an_error_at_registration() {
 fn the_function_stays_callable_as_written() {
     assert_eq!(divide(1.0, 2.0).unwrap(), 0.5);
 }
+
+/// Look a summary up; there may be none.
+#[tool]
+async fn maybe_stats(#[param(description = "Whether there is one")] found: bool) -> Option<Stats> {
+    found.then_some(Stats { count: 1, sum: 2 })
+}
+
+#[test]
+fn an_optional_structured_result_advertises_no_output_schema() {
+    // MCP wants an object schema and structured content on every success;
+    // `None` would give neither.
+    assert!(MaybeStats.definition().output_schema().is_none());
+    assert!(Summarize.definition().output_schema().is_some());
+}
+
+/// A tree of names; it contains itself, so it has no finite inline schema.
+#[derive(serde::Deserialize, ToolParam)]
+struct Tree {
+    /// The node's name.
+    name: String,
+    /// Its children.
+    children: Vec<Tree>,
+}
+
+/// Count a tree's nodes.
+#[tool]
+async fn count_nodes(#[param(description = "The tree")] tree: Tree) -> String {
+    fn count(tree: &Tree) -> usize {
+        1 + tree.children.iter().map(count).sum::<usize>()
+    }
+    format!("{} has {} nodes", tree.name, count(&tree))
+}
+
+#[test]
+fn a_recursive_parameter_type_is_an_error_at_registration() {
+    let mut registry = ToolRegistry::new();
+    let err = registry.register(CountNodes).expect_err("Tree contains itself");
+    assert!(matches!(err, RegistryError::InvalidDefinition(_)), "{err:?}");
+    assert!(err.to_string().contains("contains itself"), "{err}");
+    assert!(registry.is_empty());
+}

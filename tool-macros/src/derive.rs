@@ -264,6 +264,15 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
                 out.skip = true;
             } else if path.is_ident("flatten") {
                 out.flatten = Some(path.span());
+            } else if path.is_ident("alias") || path.is_ident("other") {
+                // The schema could not show another name, and the binder
+                // would refuse it: the model only ever sees one.
+                let what = if path.is_ident("alias") { "alias" } else { "other" };
+                cx.spanned(
+                    path,
+                    format!("#[serde({what})] is not supported in tool parameters: the model sees one name per field or value"),
+                );
+                skip_value(&meta)?;
             } else if path.is_ident("tag") {
                 out.tag = Some(path.span());
                 skip_value(&meta)?;

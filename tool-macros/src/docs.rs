@@ -53,13 +53,25 @@ fn parse_lines(lines: &[String]) -> Docs {
     fn heading(line: &str) -> Option<&str> {
         line.trim_start().strip_prefix("# ").map(str::trim)
     }
-    let intro_end = lines.iter().position(|l| heading(l).is_some()).unwrap_or(lines.len());
+    // A `# ` line inside a fenced code block is code, not a heading.
+    let mut fenced = false;
+    let headings: Vec<bool> = lines
+        .iter()
+        .map(|line| {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                return false;
+            }
+            !fenced && heading(line).is_some()
+        })
+        .collect();
+    let intro_end = headings.iter().position(|h| *h).unwrap_or(lines.len());
     docs.description = join_paragraphs(&lines[..intro_end]);
 
     let mut in_arguments = false;
     let mut current: Option<String> = None;
-    for line in &lines[intro_end..] {
-        if let Some(title) = heading(line) {
+    for (line, is_heading) in lines[intro_end..].iter().zip(&headings[intro_end..]) {
+        if *is_heading && let Some(title) = heading(line) {
             in_arguments = title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters");
             current = None;
             continue;
@@ -174,6 +186,17 @@ mod tests {
         assert_eq!(
             parse(&item.attrs).description.as_deref(),
             Some("First paragraph.\n\nSecond paragraph.")
+        );
+    }
+
+    #[test]
+    fn hash_lines_in_code_blocks_are_not_headings() {
+        let docs = parse_lines(&lines(
+            "Run a script.\n\n```sh\n# install first\nmake\n```\n\nThen check.\n\n# Errors\nNone.",
+        ));
+        assert_eq!(
+            docs.description.as_deref(),
+            Some("Run a script.\n\n```sh # install first make ```\n\nThen check.")
         );
     }
 

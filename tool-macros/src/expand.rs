@@ -51,7 +51,7 @@ pub fn struct_item(model: &ToolFn<'_>) -> TokenStream {
     let doc = format!("The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`.");
     quote! {
         #[doc = #doc]
-        #[derive(Clone, Copy, Debug, Default)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident;
     }
 }
@@ -136,7 +136,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
         chain.push(quote!(.with_output_schema((&&#rt::__private::OutputSchemaOf::<#ty>::new()).__output_schema())));
     }
     if model.params.iter().any(|p| matches!(p.role, Role::Context)) {
-        chain.push(quote!(.takes_context(true)));
+        chain.push(quote!(.with_context_param(true)));
     }
     for param in &model.params {
         if let Role::State(inner) = param.role {

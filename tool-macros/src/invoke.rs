@@ -41,10 +41,12 @@ fn run_fn(model: &ToolFn<'_>) -> TokenStream {
     let fn_ident = model.fn_ident();
     let locals: Vec<_> = (0..model.params.len()).map(local).collect();
     let types = model.params.iter().map(|p| p.ty);
+    // A plain `fn` runs on the blocking pool: it may block, and its time
+    // limit must still be able to fire.
     let call = if model.item.sig.asyncness.is_some() {
         quote!(#fn_ident(#(#locals),*).await)
     } else {
-        quote!(#fn_ident(#(#locals),*))
+        quote!(#rt::__private::run_blocking(move || #fn_ident(#(#locals),*)).await)
     };
     let convert = output_conversion(model);
     // Generated locals all carry the call site's span: a tool declared by a
@@ -72,7 +74,7 @@ fn injected(model: &ToolFn<'_>) -> Vec<TokenStream> {
                 Role::Context => Some(quote!(let #local = __scope.context();)),
                 Role::State(inner) => Some(quote! {
                     let #local = match __scope.state::<#inner>() {
-                        ::core::option::Option::Some(state) => state,
+                        ::core::option::Option::Some(__state) => __state,
                         ::core::option::Option::None => ::core::panic!(
                             "the registry holds no state of type `{}`", ::core::any::type_name::<#inner>()
                         ),
@@ -131,10 +133,11 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
     }
 }
 
-/// A typed parse straight from the arguments as sent. It gives up (`None`)
-/// at the first thing the full binder would have to look at: a key that is
-/// no parameter, a duplicate, a value of another type, a missing required
-/// parameter, a `null` for a defaulted one, a broken bound.
+/// A typed parse straight from the arguments as sent. It gives up (`None`),
+/// leaving the call to the full binder, at anything it cannot decide alone:
+/// a key that is no parameter, a duplicate key (the binder keeps the last),
+/// a value of another type, a missing required parameter, a `null` for a
+/// defaulted one, a broken bound.
 fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
     let params: Vec<_> = model
@@ -174,7 +177,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
         let conforms = quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__conforms(&#local, &__fields[#position].shape));
         quote! {
             let #local: #ty = match #slot {
-                ::core::option::Option::Some(value) => value,
+                ::core::option::Option::Some(__value) => __value,
                 ::core::option::Option::None => #absent,
             };
             if !#conforms {
@@ -198,8 +201,8 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
             impl<'de> __de::Visitor<'de> for __Visitor {
                 type Value = (#(::core::option::Option<#types>,)*);
 
-                fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str("the tool's arguments")
+                fn expecting(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    __f.write_str("the tool's arguments")
                 }
 
                 fn visit_map<__A: __de::MapAccess<'de>>(self, mut __map: __A) -> ::core::result::Result<Self::Value, __A::Error> {

@@ -64,12 +64,14 @@ pub fn normalize(params: &ObjectShape, arguments: &mut Map<String, Value>, mode:
     walker.report
 }
 
-/// Turns a top-level JSON value into the argument object: `null` means `{}`,
-/// anything but an object is `arguments_not_object`.
+/// Turns a top-level JSON value into the argument object: `null` means `{}`;
+/// a string is raw argument text (OpenAI's arguments, held in a `Value`);
+/// anything else is `arguments_not_object`.
 pub fn arguments_object(value: Value) -> Result<Map<String, Value>, CallError> {
     match value {
         Value::Object(map) => Ok(map),
         Value::Null => Ok(Map::new()),
+        Value::String(text) => parse_raw_arguments(&text),
         other => Err(CallError::new(
             ErrorCode::ArgumentsNotObject,
             "",
@@ -216,13 +218,15 @@ impl Walker {
                         self.error(ErrorCode::MissingRequired, detail);
                     }
                 }
+                Some(value) if value.is_null() => {
+                    // A defaulted field's null is removed, so it no longer counts.
+                    if !self.null_field(field.presence, &field.shape, &field.name, map) {
+                        known += 1;
+                    }
+                }
                 Some(value) => {
                     known += 1;
-                    if value.is_null() {
-                        self.null_field(field.presence, &field.shape, &field.name, map);
-                    } else {
-                        self.value(&field.shape, value);
-                    }
+                    self.value(&field.shape, value);
                 }
             }
             self.leave(mark);
@@ -250,9 +254,10 @@ impl Walker {
         }
     }
 
-    fn null_field(&mut self, presence: Presence, shape: &Shape, name: &str, map: &mut Map<String, Value>) {
+    /// Handles a field sent as `null`; true when its key was removed.
+    fn null_field(&mut self, presence: Presence, shape: &Shape, name: &str, map: &mut Map<String, Value>) -> bool {
         match presence {
-            Presence::Optional => {}
+            Presence::Optional => false,
             Presence::Defaulted => {
                 map.remove(name);
                 // A strict schema makes the model send `null` for what it
@@ -263,10 +268,12 @@ impl Walker {
                         "null was sent; the default was used".to_owned(),
                     );
                 }
+                true
             }
             Presence::Required => {
                 let detail = format!("null is not allowed; expected {}", expected(shape));
                 self.error(ErrorCode::NullNotAllowed, detail);
+                false
             }
         }
     }
@@ -439,24 +446,25 @@ impl Walker {
                 }
             }
             Value::String(s) if self.lenient() => match parse_integer_literal(s) {
-                Some(n) => {
+                IntegerLiteral::Integer(n) => {
                     self.warn(
                         WarningCode::StringConvertedToInteger,
                         format!("{} was converted to the integer {n}", describe_str(s)),
                     );
                     (n, true)
                 }
-                None => {
+                IntegerLiteral::Huge => {
+                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    return self.error(ErrorCode::OutOfRange, detail);
+                }
+                IntegerLiteral::NotAnInteger => {
                     let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
                     return self.error(ErrorCode::UnsupportedIntegerLiteral, detail);
                 }
             },
             other => return self.mismatch(shape, other),
         };
-        let c = &shape.constraints;
-        let below = n < min || c.minimum.as_ref().is_some_and(|b| compare_int(n, b).is_lt());
-        let above = n > max || c.maximum.as_ref().is_some_and(|b| compare_int(n, b).is_gt());
-        if below || above {
+        if n < min || n > max || !shape.integer_conforms(n) {
             let detail = format!("expected {}, got {n}", expected(shape));
             return self.error(ErrorCode::OutOfRange, detail);
         }
@@ -483,11 +491,10 @@ impl Walker {
             },
             other => return self.mismatch(shape, other),
         };
-        let c = &shape.constraints;
-        let too_big = single && f.abs() > f32::MAX as f64;
-        let below = c.minimum.as_ref().and_then(Number::as_f64).is_some_and(|b| f < b);
-        let above = c.maximum.as_ref().and_then(Number::as_f64).is_some_and(|b| f > b);
-        if too_big || below || above {
+        // Bounds apply to the value the tool gets: an `f32` is rounded first.
+        // The same check as the typed fast path, so both always agree.
+        let received = if single { f64::from(f as f32) } else { f };
+        if !shape.number_conforms(received) {
             let detail = format!("expected {}, got {f}", expected(shape));
             self.error(ErrorCode::OutOfRange, detail);
         }
@@ -539,9 +546,14 @@ impl Walker {
             self.value(items, element);
             self.leave(mark);
         }
-        let c = &shape.constraints;
-        let len = elements.len() as u64;
-        if c.min_items.is_some_and(|min| len < min) || c.max_items.is_some_and(|max| len > max) {
+        // A set's bounds count what the tool gets: the distinct items.
+        let len = if matches!(shape.kind, Kind::Array { unique: true, .. }) {
+            distinct(elements)
+        } else {
+            elements.len()
+        };
+        if !shape.items_conform(len) {
+            let len = len as u64;
             let detail = format!("expected {}, got {len} items", expected(shape));
             self.error(ErrorCode::OutOfRange, detail);
         }
@@ -582,6 +594,15 @@ impl Walker {
     }
 }
 
+/// How many different values `items` holds.
+fn distinct(items: &[Value]) -> usize {
+    items
+        .iter()
+        .enumerate()
+        .filter(|(i, item)| !items[..*i].contains(item))
+        .count()
+}
+
 /// Parses `s` when it holds JSON of the kind that starts with `open`
 /// (`[` for arrays, `{` for objects).
 fn parse_json_of_kind(s: &str, open: char) -> Option<Value> {
@@ -596,15 +617,37 @@ fn parse_json_of_kind(s: &str, open: char) -> Option<Value> {
     right_kind.then_some(parsed)
 }
 
-/// An integer written as text: `"42"`, `" -7 "`, `"+3"`, or a whole number
-/// in float notation such as `"42.0"` or `"1e3"`.
-fn parse_integer_literal(s: &str) -> Option<i128> {
+/// What a string sent for an integer holds.
+enum IntegerLiteral {
+    /// `"42"`, `" -7 "`, `"+3"`, or a whole number in float notation such as
+    /// `"42.0"` or `"1e3"`.
+    Integer(i128),
+    /// A whole number beyond any integer type (`"1e40"`, 41 digits).
+    Huge,
+    /// Anything else: `"many"`, `"2.5"`.
+    NotAnInteger,
+}
+
+fn parse_integer_literal(s: &str) -> IntegerLiteral {
     let s = s.trim();
     if let Ok(n) = s.parse::<i128>() {
-        return Some(n);
+        return IntegerLiteral::Integer(n);
     }
-    let f = s.parse::<f64>().ok()?;
-    (f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38).then_some(f as i128)
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => IntegerLiteral::Integer(f as i128),
+        Ok(f) if f.is_infinite() || (f.fract() == 0.0 && f.abs() >= 1e38) => {
+            let digits = s.trim_start_matches(['+', '-']);
+            let numeric = digits
+                .bytes()
+                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+            if numeric {
+                IntegerLiteral::Huge
+            } else {
+                IntegerLiteral::NotAnInteger
+            }
+        }
+        _ => IntegerLiteral::NotAnInteger,
+    }
 }
 
 fn integer_number(n: i128) -> Number {

@@ -65,11 +65,12 @@ impl ToolRegistry {
         {
             return ToolResult::invalid_arguments(&name, id, vec![e], Vec::new());
         }
-        // A signal the tool can observe exists only when someone can raise
-        // it: the caller, or the time limit of a tool that takes a context.
-        let own_signal = (external.is_none() && definition.needs_context()).then(Cancellation::new);
-        let signal = external.or(own_signal.as_ref());
-        let scope = CallScope::new(id.as_deref(), &name, signal, &self.states);
+        // The call's own signal, raised on time-out or when the caller's is:
+        // the caller's signal is only ever read, so one call timing out never
+        // cancels another that shares it. It exists only when someone can
+        // raise it and the tool can see it.
+        let own = (external.is_some() || definition.takes_context()).then(Cancellation::new);
+        let scope = CallScope::new(id.as_deref(), &name, own.as_ref(), &self.states);
 
         let fast = if self.settings.fast_path && definition.has_fast_path() {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
@@ -90,7 +91,11 @@ impl ToolRegistry {
             },
         };
         let sequential = definition.is_sequential();
-        self.finish(name, id, future, warnings, sequential, signal).await
+        let signals = Signals {
+            own: own.as_ref(),
+            external,
+        };
+        self.finish(name, id, future, warnings, sequential, signals).await
     }
 
     /// The full binder: parse, normalize with warnings and errors, then take
@@ -128,7 +133,7 @@ impl ToolRegistry {
         future: ToolFuture,
         warnings: Vec<Warning>,
         sequential: bool,
-        signal: Option<&Cancellation>,
+        signals: Signals<'_>,
     ) -> ToolResult {
         // Held until the call ends: shared for ordinary tools, exclusive for
         // sequential ones; not taken at all while no tool is sequential.
@@ -145,16 +150,15 @@ impl ToolRegistry {
             Poll::Ready(finished) => finished,
             // Boxed: the timer and the cancellation wait are large, and a
             // call that finished at once should not carry them.
-            Poll::Pending => match Box::pin(self.wait(&mut run, signal)).await {
+            Poll::Pending => match Box::pin(self.wait(&mut run, signals.external)).await {
                 Waited::Finished(finished) => finished,
                 Waited::TimedOut(limit) => {
-                    if let Some(signal) = signal {
-                        signal.cancel();
-                    }
+                    signals.raise_own();
                     let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
                     return ToolResult::failure(&name, id, Outcome::TimedOut, text);
                 }
                 Waited::Cancelled => {
+                    signals.raise_own();
                     let text = format!("The call of `{name}` was cancelled before it finished.");
                     return ToolResult::failure(&name, id, Outcome::Cancelled, text);
                 }
@@ -184,9 +188,26 @@ impl ToolRegistry {
             }
         };
         tokio::select! {
+            // A call that finished wins over a limit reached in the same poll.
+            biased;
             finished = run => Waited::Finished(finished),
             () = limit => Waited::TimedOut(timeout.map(|t| t.as_secs_f64()).unwrap_or_default()),
             () = cancelled => Waited::Cancelled,
+        }
+    }
+}
+
+/// The signals of one call: its own (seen by the tool) and the caller's.
+#[derive(Clone, Copy)]
+struct Signals<'a> {
+    own: Option<&'a Cancellation>,
+    external: Option<&'a Cancellation>,
+}
+
+impl Signals<'_> {
+    fn raise_own(&self) {
+        if let Some(own) = self.own {
+            own.cancel();
         }
     }
 }
@@ -208,12 +229,17 @@ fn catch<T>(start: impl FnOnce() -> T) -> std::thread::Result<T> {
     std::panic::catch_unwind(AssertUnwindSafe(start))
 }
 
-fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {
-    let message = panic
+/// The message a panic was raised with.
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_owned());
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
+fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {
+    let message = panic_message(panic);
     tracing::error!(tool = %name, panic = %message, "tool panicked");
     let text = format!("The tool `{name}` failed unexpectedly (it panicked: {message}).");
     ToolResult::failure(name, id, Outcome::Panicked, text)

@@ -116,6 +116,19 @@ pub mod __private {
         }
     }
 
+    /// Runs a plain `fn` tool's body on Tokio's blocking pool, so it can
+    /// neither stall the executor nor outlast its time limit unnoticed. A
+    /// panic in it resumes here, where the registry catches it.
+    pub async fn run_blocking<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
+        match tokio::task::spawn_blocking(body).await {
+            Ok(value) => value,
+            Err(error) => match error.try_into_panic() {
+                Ok(panic) => std::panic::resume_unwind(panic),
+                Err(error) => panic!("the tool's blocking task did not finish: {error}"),
+            },
+        }
+    }
+
     /// A hand-off box for the return value, read through autoref
     /// specialization: `IntoToolOutput` wins, then `Serialize`.
     pub struct OutputOf<T>(Cell<Option<T>>);
@@ -223,8 +236,10 @@ pub mod __private {
 
     impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<T> {
         fn __output_schema(&self) -> Option<Value> {
+            // MCP wants an object schema, and structured content on every
+            // success: an `Option` return type may have neither.
             let shape = T::shape();
-            matches!(shape.kind, Kind::Object(_)).then(|| shape.to_output_schema())
+            (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then(|| shape.to_output_schema())
         }
     }
 

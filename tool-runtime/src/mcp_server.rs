@@ -21,8 +21,10 @@
 //! problem (the model can correct them); an unknown tool is a JSON-RPC error,
 //! as the protocol asks.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Mutex;
 
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
@@ -31,6 +33,8 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 
 use crate::format::{Format, Selection, mcp};
 use crate::registry::ToolRegistry;
+use crate::result::Outcome;
+use crate::tool::Cancellation;
 
 /// Protocol revisions of the `initialize` handshake, newest first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -48,6 +52,9 @@ pub struct McpServer {
     name: String,
     version: String,
     instructions: Option<String>,
+    /// The signals of calls in flight, by request id, for
+    /// `notifications/cancelled`.
+    in_flight: Mutex<HashMap<String, Cancellation>>,
 }
 
 impl McpServer {
@@ -59,6 +66,7 @@ impl McpServer {
             name: env!("CARGO_PKG_NAME").to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
+            in_flight: Mutex::default(),
         }
     }
 
@@ -98,16 +106,20 @@ impl McpServer {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let mut lines = BufReader::new(reader).lines();
+        let mut reader = BufReader::new(reader);
+        let mut line = Vec::new();
         let mut pending: FuturesUnordered<Pin<Box<dyn Future<Output = Option<Value>> + '_>>> = FuturesUnordered::new();
         let mut reading = true;
         loop {
             tokio::select! {
-                line = lines.next_line(), if reading => match line? {
-                    Some(line) if line.trim().is_empty() => {}
-                    Some(line) => pending.push(Box::pin(self.handle_line(line))),
-                    None => reading = false,
-                },
+                read = reader.read_until(b'\n', &mut line), if reading => {
+                    if read? == 0 {
+                        reading = false;
+                    } else if !line.trim_ascii().is_empty() {
+                        pending.push(Box::pin(self.handle_line(std::mem::take(&mut line))));
+                    }
+                    line.clear();
+                }
                 Some(response) = pending.next(), if !pending.is_empty() => {
                     if let Some(response) = response {
                         let mut text = response.to_string();
@@ -122,8 +134,16 @@ impl McpServer {
         Ok(())
     }
 
-    async fn handle_line(&self, line: String) -> Option<Value> {
-        match serde_json::from_str::<Value>(&line) {
+    async fn handle_line(&self, line: Vec<u8>) -> Option<Value> {
+        match serde_json::from_slice::<Value>(&line) {
+            // A batch (protocol 2025-03-26): an array of responses.
+            Ok(Value::Array(batch)) if !batch.is_empty() => {
+                let mut responses = Vec::new();
+                for message in &batch {
+                    responses.extend(self.handle(message).await);
+                }
+                (!responses.is_empty()).then_some(Value::Array(responses))
+            }
             Ok(message) => self.handle(&message).await,
             Err(e) => Some(error(
                 Value::Null,
@@ -144,15 +164,27 @@ impl McpServer {
             // A response to a request of ours (we send none), or garbage.
             return id.map(|id| error(id, INVALID_REQUEST, "a request needs a method"));
         };
-        // Notifications (no id) need no answer: `notifications/initialized`,
-        // `notifications/cancelled`, and any the server does not know.
-        let id = id?;
         let params = object.get("params").cloned().unwrap_or(Value::Null);
+        // Notifications (no id) get no answer: `notifications/initialized`,
+        // `notifications/cancelled`, and any the server does not know.
+        let Some(id) = id else {
+            if method == "notifications/cancelled"
+                && let Some(signal) = self.lock_in_flight().get(&params["requestId"].to_string())
+            {
+                signal.cancel();
+            }
+            return None;
+        };
         let outcome = match method {
             "initialize" => Ok(self.initialize(&params)),
             "ping" => Ok(json!({})),
             "tools/list" => Ok(json!({ "tools": self.registry.tool_definitions(Format::Mcp, &self.selection) })),
-            "tools/call" => self.call(&params).await,
+            "tools/call" => match self.call(&id, &params).await {
+                // A cancelled request gets no response.
+                Ok(None) => return None,
+                Ok(Some(result)) => Ok(result),
+                Err(e) => Err(e),
+            },
             other => Err((METHOD_NOT_FOUND, format!("the method `{other}` is not served here"))),
         };
         Some(match outcome {
@@ -178,7 +210,7 @@ impl McpServer {
         result
     }
 
-    async fn call(&self, params: &Value) -> Result<Value, (i64, String)> {
+    async fn call(&self, id: &Value, params: &Value) -> Result<Option<Value>, (i64, String)> {
         let call = mcp::tool_call(params).map_err(|e| (INVALID_PARAMS, e.to_string()))?;
         let offered = self
             .registry
@@ -187,8 +219,20 @@ impl McpServer {
         if !offered {
             return Err((INVALID_PARAMS, format!("Unknown tool: {}", call.name)));
         }
-        let result = self.registry.call_one(call).await;
-        Ok(mcp::call_tool_result(&result))
+        let key = id.to_string();
+        let signal = Cancellation::new();
+        self.lock_in_flight().insert(key.clone(), signal.clone());
+        let result = self.registry.call_cancellable(call, &signal).await;
+        self.lock_in_flight().remove(&key);
+        if result.outcome == Outcome::Cancelled {
+            return Ok(None);
+        }
+        Ok(Some(mcp::call_tool_result(&result)))
+    }
+
+    fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cancellation>> {
+        // A panic while the lock is held leaves the map as it was.
+        self.in_flight.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -235,7 +279,7 @@ mod tests {
     #[tokio::test]
     async fn serve_answers_each_line_and_reports_bad_json() {
         let server = McpServer::new(ToolRegistry::new());
-        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\nnot json\n";
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\nnot json\n\xff\xfe\n[{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}]\n";
         let mut output = Vec::new();
         server.serve(&input[..], &mut output).await.unwrap();
         let lines: Vec<Value> = String::from_utf8(output)
@@ -243,8 +287,16 @@ mod tests {
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(lines.len(), 2);
+        assert_eq!(lines.len(), 4, "{lines:?}");
         assert!(lines.contains(&json!({"jsonrpc": "2.0", "id": 7, "result": {}})));
-        assert!(lines.iter().any(|l| l["error"]["code"] == PARSE_ERROR));
+        assert_eq!(
+            lines.iter().filter(|l| l["error"]["code"] == PARSE_ERROR).count(),
+            2,
+            "bad JSON and bad UTF-8"
+        );
+        assert!(
+            lines.contains(&json!([{"jsonrpc": "2.0", "id": 8, "result": {}}])),
+            "a batch is answered in kind"
+        );
     }
 }

@@ -65,6 +65,9 @@ pub enum RegistryError {
     DuplicateName(String),
     /// The name breaks `^[a-zA-Z0-9_-]{1,64}$` (only possible for hand-written tools).
     InvalidName(String),
+    /// The tool's definition could not be built (a parameter type that
+    /// contains itself, say: schemas are inlined, so it has no finite schema).
+    InvalidDefinition(String),
     /// The tool takes `State<T>` and the registry holds no `T`; add it with
     /// [`ToolRegistry::with_state`] before registering.
     MissingState {
@@ -87,6 +90,7 @@ impl fmt::Display for RegistryError {
                     "`{name}` is not a valid tool name (it must match ^[a-zA-Z0-9_-]{{1,64}}$)"
                 )
             }
+            RegistryError::InvalidDefinition(why) => write!(f, "the tool's definition could not be built: {why}"),
             RegistryError::MissingState { tool, type_name } => write!(
                 f,
                 "the tool `{tool}` needs shared state of type `{type_name}`; add it with `with_state` before registering the tool"
@@ -250,7 +254,10 @@ impl ToolRegistry {
 
     /// Adds a tool already behind an `Arc` (shared with another registry).
     pub fn register_arc(&mut self, tool: Arc<dyn Tool>) -> Result<&mut Self, RegistryError> {
-        let definition = tool.definition();
+        // Building the definition runs the parameter types' `shape()`, which
+        // panics for a type that contains itself.
+        let definition = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.definition()))
+            .map_err(|panic| RegistryError::InvalidDefinition(crate::dispatch::panic_message(&*panic)))?;
         let name = definition.name();
         if !is_valid_tool_name(name) {
             return Err(RegistryError::InvalidName(name.to_owned()));

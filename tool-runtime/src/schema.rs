@@ -193,8 +193,8 @@ impl Shape {
     }
 
     /// Applies bounds. Numeric and string bounds go to the innermost value
-    /// through `Option` and lists (`#[param(min = 1)] ids: Vec<u32>` bounds each
-    /// id); item bounds go to the outermost list.
+    /// through `Option`, lists and maps (`#[param(min = 1)] ids: Vec<u32>`
+    /// bounds each id); item bounds go to the outermost list.
     pub fn constrain(mut self, constraints: Constraints) -> Self {
         let Constraints {
             minimum,
@@ -226,6 +226,7 @@ impl Shape {
     fn scalar_mut(&mut self) -> &mut Shape {
         match self.kind {
             Kind::Array { ref mut items, .. } => items.scalar_mut(),
+            Kind::Map { ref mut values } => values.scalar_mut(),
             _ => self,
         }
     }
@@ -451,8 +452,11 @@ impl ObjectShape {
     pub fn typed_parse_is_exact(&self) -> bool {
         self.rejects_unknown
             && self.fields.iter().all(|f| {
-                let defaulted_any = f.presence == Presence::Defaulted && matches!(f.shape.kind, Kind::Any);
-                !defaulted_any && f.shape.typed_parse_is_exact()
+                // A defaulted field whose type takes `null` (a `Value`, an
+                // `Option` behind a newtype or alias) would keep the `null`
+                // in a typed parse, where the binder uses the default.
+                let null_is_a_value = f.shape.nullable || matches!(f.shape.kind, Kind::Any);
+                !(f.presence == Presence::Defaulted && null_is_a_value) && f.shape.typed_parse_is_exact()
             })
     }
 
@@ -648,8 +652,8 @@ impl ToolParam for Value {
         Shape::new(Kind::Any)
     }
 
-    fn __conforms(&self, _: &Shape) -> bool {
-        !crate::bind::nesting_exceeds(self, crate::bind::MAX_DEPTH)
+    fn __conforms(&self, shape: &Shape) -> bool {
+        (shape.nullable || !self.is_null()) && !crate::bind::nesting_exceeds(self, crate::bind::MAX_DEPTH)
     }
 }
 
@@ -839,6 +843,18 @@ mod tests {
         assert_eq!(
             shape.to_json_schema(),
             json!({"type": ["string", "null"], "enum": ["a", null]})
+        );
+    }
+
+    #[test]
+    fn numeric_bounds_reach_map_values() {
+        let shape = HashMap::<String, u32>::shape().constrain(Constraints {
+            minimum: Some(1.into()),
+            ..Constraints::default()
+        });
+        assert_eq!(
+            shape.to_json_schema(),
+            json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}})
         );
     }
 

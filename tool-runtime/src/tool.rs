@@ -193,21 +193,25 @@ impl ToolDefinition {
 
     /// Declares that the tool takes a [`ToolContext`], so the registry
     /// gives each call a cancellation signal it raises on time-out.
-    pub fn takes_context(mut self, takes_context: bool) -> Self {
+    pub fn with_context_param(mut self, takes_context: bool) -> Self {
         self.takes_context = takes_context;
         self
     }
 
     /// Whether the tool takes a [`ToolContext`].
-    pub fn needs_context(&self) -> bool {
+    pub fn takes_context(&self) -> bool {
         self.takes_context
     }
 
     /// Whether a typed parse of these parameters accepts exactly what the
     /// binder accepts without a warning, so [`Tool::invoke_fast`] may be
     /// tried first. False when a nested struct ignores unknown keys (the
-    /// binder would warn about them) or a defaulted `serde_json::Value`
-    /// could take a `null` the binder replaces.
+    /// binder would warn about them), or a defaulted parameter or field's
+    /// type takes `null` (a `serde_json::Value`, an `Option` behind a
+    /// newtype or alias), which a typed parse would keep where the binder
+    /// uses the default. Bounds, `null` where it is not allowed, and `f32`
+    /// rounding are checked on the typed values the same way the binder
+    /// checks them.
     pub fn has_fast_path(&self) -> bool {
         self.fast_path
     }
@@ -468,6 +472,7 @@ impl fmt::Debug for StateMap {
 
 /// A definition built on first use and kept for the life of the program;
 /// the generated code keeps one per tool.
+#[doc(hidden)]
 pub type LazyDefinition = OnceLock<ToolDefinition>;
 
 #[cfg(test)]

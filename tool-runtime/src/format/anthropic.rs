@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::strict::{ANTHROPIC_MOVED, strict_schema};
+use super::strict::{ANTHROPIC_MOVED, expressible, strict_schema};
 use super::{Carried, FormatError, carry, check_call_ids, order_results};
 use crate::output::Content;
 use crate::registry::{CallArguments, ToolCall};
@@ -23,14 +23,15 @@ use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 
 /// `{name, description, input_schema}`, plus `strict: true` and a strict
-/// schema for the strict variant.
+/// schema for the strict variant (when strict mode can express the schema;
+/// see [`expressible`]).
 pub(crate) fn definition(tool: &ToolDefinition, strict: bool) -> Value {
     let mut out = json!({
         "name": tool.name(),
         "description": tool.description(),
         "input_schema": tool.input_schema(),
     });
-    if strict {
+    if strict && expressible(tool.input_schema()) {
         out["input_schema"] = strict_schema(tool.input_schema(), ANTHROPIC_MOVED);
         out["strict"] = Value::Bool(true);
     }

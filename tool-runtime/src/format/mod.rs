@@ -27,11 +27,14 @@ pub mod strict;
 pub enum Format {
     /// Anthropic Messages: `{name, description, input_schema}`.
     Anthropic,
-    /// Anthropic with `strict: true` and a schema strict tool use accepts.
+    /// Anthropic with `strict: true` and a schema strict tool use accepts. A
+    /// tool whose schema strict mode cannot express (a free-form map, a
+    /// `serde_json::Value`) keeps its plain definition.
     AnthropicStrict,
     /// OpenAI Chat Completions: `{type: "function", function: {...}}`.
     OpenAiChat,
-    /// OpenAI Chat Completions with `strict: true` (structured outputs).
+    /// OpenAI Chat Completions with `strict: true` (structured outputs); a
+    /// tool strict mode cannot express keeps its plain definition.
     OpenAiChatStrict,
     /// OpenAI Responses: `{type: "function", name, description, parameters}`.
     OpenAiResponses,

@@ -4,12 +4,18 @@
 
 use serde_json::{Value, json};
 
-use super::strict::{OPENAI_MOVED, strict_schema};
+use super::strict::{OPENAI_MOVED, expressible, strict_schema};
 use super::{Carried, FormatError, carry, check_call_ids, order_results, text_only};
 use crate::output::Content;
 use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
+
+/// Whether the strict variant can be strict for this tool (see
+/// [`expressible`]); a tool it cannot keeps its plain definition.
+fn strict_for(tool: &ToolDefinition, strict: bool) -> bool {
+    strict && expressible(tool.input_schema())
+}
 
 fn parameters(tool: &ToolDefinition, strict: bool) -> Value {
     if strict {
@@ -21,6 +27,7 @@ fn parameters(tool: &ToolDefinition, strict: bool) -> Value {
 
 /// `{type: "function", function: {name, description, parameters, strict?}}`.
 pub(crate) fn chat_definition(tool: &ToolDefinition, strict: bool) -> Value {
+    let strict = strict_for(tool, strict);
     let mut function = json!({
         "name": tool.name(),
         "description": tool.description(),
@@ -34,6 +41,7 @@ pub(crate) fn chat_definition(tool: &ToolDefinition, strict: bool) -> Value {
 
 /// `{type: "function", name, description, parameters, strict}`.
 pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value {
+    let strict = strict_for(tool, strict);
     json!({
         "type": "function",
         "name": tool.name(),

@@ -23,6 +23,27 @@ pub const ANTHROPIC_MOVED: &[&str] = &[
     "uniqueItems",
 ];
 
+/// Whether strict mode can express `schema`: it cannot a free-form map
+/// (`additionalProperties` with a schema, where strict mode demands `false`)
+/// nor a value of any type (no `type`). Such a tool keeps its plain
+/// definition in a strict request, without `strict: true`.
+pub fn expressible(schema: &Value) -> bool {
+    let Value::Object(node) = schema else {
+        return true;
+    };
+    if !node.contains_key("type") && !node.contains_key("enum") {
+        return false;
+    }
+    if node.get("additionalProperties").is_some_and(Value::is_object) {
+        return false;
+    }
+    let properties_ok = match node.get("properties") {
+        Some(Value::Object(properties)) => properties.values().all(expressible),
+        _ => true,
+    };
+    properties_ok && node.get("items").is_none_or(expressible)
+}
+
 /// The strict form of `schema`, with `moved` keywords folded into
 /// descriptions.
 pub fn strict_schema(schema: &Value, moved: &[&str]) -> Value {
@@ -89,13 +110,17 @@ pub(crate) fn move_keywords(node: &mut Map<String, Value>, moved: &[&str]) {
 }
 
 fn describe(key: &str, value: &Value) -> String {
+    let count = |unit: &str| {
+        let plural = if value.as_u64() == Some(1) { "" } else { "s" };
+        format!("{value} {unit}{plural}")
+    };
     match key {
         "minimum" => format!("at least {value}"),
         "maximum" => format!("at most {value}"),
-        "minLength" => format!("at least {value} characters"),
-        "maxLength" => format!("at most {value} characters"),
-        "minItems" => format!("at least {value} items"),
-        "maxItems" => format!("at most {value} items"),
+        "minLength" => format!("at least {}", count("character")),
+        "maxLength" => format!("at most {}", count("character")),
+        "minItems" => format!("at least {}", count("item")),
+        "maxItems" => format!("at most {}", count("item")),
         "uniqueItems" => "items must be distinct".to_owned(),
         "default" => format!("default: {value}"),
         other => format!("{other}: {value}"),
@@ -144,6 +169,17 @@ mod tests {
         assert_eq!(nested["type"], json!(["object", "null"]));
         assert_eq!(nested["required"], json!(["x"]));
         assert_eq!(nested["properties"]["x"]["type"], json!(["number", "null"]));
+    }
+
+    #[test]
+    fn maps_and_untyped_values_cannot_be_strict() {
+        assert!(expressible(&sample()));
+        let map = json!({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}});
+        assert!(!expressible(&map));
+        let any = json!({"type": "object", "properties": {"v": {"description": "anything"}}});
+        assert!(!expressible(&any));
+        let nested = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"description": "x"}}}});
+        assert!(!expressible(&nested));
     }
 
     #[test]
