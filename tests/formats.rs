@@ -90,14 +90,19 @@ fn registry() -> ToolRegistry {
     registry
 }
 
+/// Snapshots `tool`'s definition in every format, as `<tool>_<format>.json`.
+fn snapshot_every_format(tool: &str) {
+    let registry = registry();
+    let only = Selection::all().allow([tool]);
+    for format in Format::ALL {
+        let name = format!("{tool}_{}", format!("{format:?}").to_lowercase());
+        common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only).to_json());
+    }
+}
+
 #[test]
 fn probe_definitions_in_every_format() {
-    let registry = registry();
-    let only_probe = Selection::all().allow(["probe"]);
-    for format in Format::ALL {
-        let name = format!("probe_{}", format!("{format:?}").to_lowercase());
-        common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only_probe).to_json());
-    }
+    snapshot_every_format("probe");
 }
 
 #[test]
@@ -119,12 +124,7 @@ fn strict_variants_fall_back_for_what_strict_mode_cannot_express() {
 
 #[test]
 fn a_strict_expressible_tool_in_every_format() {
-    let registry = registry();
-    let only = Selection::all().allow(["book_room"]);
-    for format in Format::ALL {
-        let name = format!("book_room_{}", format!("{format:?}").to_lowercase());
-        common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only).to_json());
-    }
+    snapshot_every_format("book_room");
 }
 
 #[test]
