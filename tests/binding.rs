@@ -502,7 +502,10 @@ mod edge {
         #[param(description = "Any JSON value")] data: Value,
         #[param(description = "Any values", default)] items: Vec<Value>,
         #[param(description = "A ratio", min = 0.1, default = 0.5)] ratio: f32,
-        #[param(description = "Scores from 1 to 10", min = 1, max = 10, default)] scores: BTreeMap<String, u32>,
+        #[param(description = "Scores from 1 to 10", min = 1, max = 10, max_items = 2, default)] scores: BTreeMap<
+            String,
+            u32,
+        >,
         #[param(description = "At least two tags", min_items = 2, default = ["a".into(), "b".into()].into())]
         tags: BTreeSet<String>,
     ) -> Value {
@@ -591,10 +594,14 @@ fn f32_bounds_apply_to_the_value_the_tool_gets() {
 }
 
 #[test]
-fn bounds_on_a_map_bound_its_values() {
+fn bounds_on_a_map_bound_its_values_and_item_bounds_its_keys() {
     assert_eq!(
         agreed("edges", json!({"data": 1, "scores": {"a": 0, "b": 5}})).error_codes(),
         ["out_of_range:scores.a"]
+    );
+    assert_eq!(
+        agreed("edges", json!({"data": 1, "scores": {"a": 1, "b": 2, "c": 3}})).error_codes(),
+        ["out_of_range:scores"]
     );
 }
 
@@ -632,6 +639,7 @@ fn edge_args() -> impl Strategy<Value = Value> {
         1 => Just(json!(3.5e38)),
         1 => Just(json!({"a": 0, "b": 11})),
         1 => Just(json!({"a": 3})),
+        1 => Just(json!({"a": 3, "b": 4, "c": 5})),
         1 => Just(json!(["a", "a"])),
         1 => Just(json!(["a", "b"])),
         1 => Just(json!([1, null])),

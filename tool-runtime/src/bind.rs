@@ -329,6 +329,10 @@ impl Walker {
                         self.value(values, item);
                         self.leave(mark);
                     }
+                    if !shape.items_conform(map.len()) {
+                        let detail = format!("expected {}, got {} keys", expected(shape), map.len());
+                        self.error(ErrorCode::OutOfRange, detail);
+                    }
                 }
             }
             Kind::Object(object) => {
@@ -765,6 +769,9 @@ pub(crate) fn expected(shape: &Shape) -> String {
     }
     if matches!(shape.kind, Kind::Array { .. }) {
         out.push_str(&bounds(c.min_items, c.max_items, "items"));
+    }
+    if matches!(shape.kind, Kind::Map { .. }) {
+        out.push_str(&bounds(c.min_items, c.max_items, "keys"));
     }
     out
 }

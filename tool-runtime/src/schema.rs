@@ -119,9 +119,9 @@ pub struct Constraints {
     pub max_length: Option<u64>,
     /// A regular expression the string must contain a match of.
     pub pattern: Option<Pattern>,
-    /// Fewest elements in an array.
+    /// Fewest elements in an array (keys in a map).
     pub min_items: Option<u64>,
-    /// Most elements in an array.
+    /// Most elements in an array (keys in a map).
     pub max_items: Option<u64>,
 }
 
@@ -397,8 +397,13 @@ impl Shape {
         };
         put("minLength", c.min_length);
         put("maxLength", c.max_length);
-        put("minItems", c.min_items);
-        put("maxItems", c.max_items);
+        // A map's item bounds count its keys.
+        let (min_key, max_key) = match self.kind {
+            Kind::Map { .. } => ("minProperties", "maxProperties"),
+            _ => ("minItems", "maxItems"),
+        };
+        put(min_key, c.min_items);
+        put(max_key, c.max_items);
         if let Some(p) = &c.pattern {
             out.insert("pattern".into(), Value::String(p.as_str().into()));
         }
@@ -677,8 +682,11 @@ fn list_conforms<'a, T: ToolParam + 'a>(shape: &Shape, items: impl ExactSizeIter
     shape.items_conform(items.len()) && { items }.all(|v| v.__conforms(inner))
 }
 
-fn map_conforms<'a, T: ToolParam + 'a>(shape: &Shape, mut values: impl Iterator<Item = &'a T>) -> bool {
-    shape.inner().is_some_and(|inner| values.all(|v| v.__conforms(inner)))
+fn map_conforms<'a, T: ToolParam + 'a>(shape: &Shape, values: impl ExactSizeIterator<Item = &'a T>) -> bool {
+    let Some(inner) = shape.inner() else {
+        return false;
+    };
+    shape.items_conform(values.len()) && { values }.all(|v| v.__conforms(inner))
 }
 
 fn array_of<T: ToolParam>(unique: bool) -> Shape {
@@ -847,14 +855,15 @@ mod tests {
     }
 
     #[test]
-    fn numeric_bounds_reach_map_values() {
+    fn numeric_bounds_reach_map_values_and_item_bounds_count_keys() {
         let shape = HashMap::<String, u32>::shape().constrain(Constraints {
             minimum: Some(1.into()),
+            max_items: Some(3),
             ..Constraints::default()
         });
         assert_eq!(
             shape.to_json_schema(),
-            json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}})
+            json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}, "maxProperties": 3})
         );
     }
 
