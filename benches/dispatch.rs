@@ -114,7 +114,7 @@ impl Tool for Generated {
         &self,
         _: BoundArguments,
         _: &CallScope<'_>,
-    ) -> Result<tool_runtime::tool::ToolFuture, Vec<tool_runtime::CallError>> {
+    ) -> Result<tool_runtime::ToolFuture, Vec<tool_runtime::CallError>> {
         Ok(Box::pin(async { tool_runtime::ToolOutput::text("ok") }))
     }
 }
@@ -132,19 +132,19 @@ fn listing() {
     }
     for format in [Format::Anthropic, Format::OpenAiChatStrict, Format::Gemini] {
         let start = Instant::now();
-        black_box(registry.tool_definitions(format, &Selection::all()));
+        black_box(registry.definitions(format, &Selection::all()));
         let cold = start.elapsed();
         let mut warm = Vec::new();
         for _ in 0..20 {
             let start = Instant::now();
-            black_box(registry.tool_definitions(format, &Selection::all()));
+            black_box(registry.definitions(format, &Selection::all()));
             warm.push(start.elapsed().as_secs_f64());
         }
         let warm = median(warm);
         let mut serialized = Vec::new();
         for _ in 0..20 {
             let start = Instant::now();
-            black_box(serde_json::to_string(&registry.tool_definitions(format, &Selection::all())).unwrap());
+            black_box(serde_json::to_string(&registry.definitions(format, &Selection::all())).unwrap());
             serialized.push(start.elapsed().as_secs_f64());
         }
         println!(

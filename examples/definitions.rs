@@ -54,7 +54,7 @@ fn main() -> ExitCode {
     };
 
     let registry = tools::registry();
-    let definitions = registry.tool_definitions(format, &selection);
+    let definitions = registry.definitions(format, &selection);
     println!(
         "{}",
         serde_json::to_string_pretty(&definitions).expect("JSON values serialize")

@@ -13,7 +13,7 @@ use tool_runtime::format::{Format, Selection, anthropic};
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let registry = tools::registry();
 
-    let definitions = registry.tool_definitions(Format::Anthropic, &Selection::all());
+    let definitions = registry.definitions(Format::Anthropic, &Selection::all());
     println!("== Tool definitions (Anthropic `tools`) ==");
     println!("{}", serde_json::to_string_pretty(&definitions)?);
 

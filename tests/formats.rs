@@ -8,8 +8,8 @@ mod common {
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tool_runtime::LintRule;
 use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai};
-use tool_runtime::lint::LintRule;
 use tool_runtime::{Content, ToolError, ToolParam, ToolRegistry, tool};
 
 use common::probe::Probe;
@@ -96,7 +96,7 @@ fn snapshot_every_format(tool: &str) {
     let only = Selection::all().allow([tool]);
     for format in Format::ALL {
         let name = format!("{tool}_{}", format!("{format:?}").to_lowercase());
-        common::snapshot::check_json(&name, &registry.tool_definitions(*format, &only).to_json());
+        common::snapshot::check_json(&name, &registry.definitions(*format, &only).to_json());
     }
 }
 
@@ -108,16 +108,16 @@ fn probe_definitions_in_every_format() {
 #[test]
 fn strict_variants_fall_back_for_what_strict_mode_cannot_express() {
     let registry = registry();
-    let strict = registry.tool_definitions(Format::OpenAiChatStrict, &Selection::all());
+    let strict = registry.definitions(Format::OpenAiChatStrict, &Selection::all());
     let by_name = |name: &str| strict.iter().find(|d| d["function"]["name"] == name).unwrap();
     // The probe's `labels` is a free-form map: strict mode demands
     // `additionalProperties: false`, so the probe keeps its plain definition.
     assert!(by_name("probe")["function"].get("strict").is_none());
     assert_eq!(by_name("render_chart")["function"]["strict"], true);
-    let responses = registry.tool_definitions(Format::OpenAiResponsesStrict, &Selection::all());
+    let responses = registry.definitions(Format::OpenAiResponsesStrict, &Selection::all());
     assert_eq!(responses[0]["strict"], false);
     assert_eq!(responses[1]["strict"], true);
-    let anthropic = registry.tool_definitions(Format::AnthropicStrict, &Selection::all());
+    let anthropic = registry.definitions(Format::AnthropicStrict, &Selection::all());
     assert!(anthropic[0].get("strict").is_none());
     assert_eq!(anthropic[1]["strict"], true);
 }
@@ -130,9 +130,9 @@ fn a_strict_expressible_tool_in_every_format() {
 #[test]
 fn definitions_are_rendered_once_and_kept() {
     let registry = registry();
-    let probe = registry.get("probe").unwrap().definition();
-    let first: *const Value = probe.render(Format::OpenAiChatStrict);
-    let second: *const Value = probe.render(Format::OpenAiChatStrict);
+    let only_probe = Selection::all().allow(["probe"]);
+    let first: *const Value = &registry.definitions(Format::OpenAiChatStrict, &only_probe)[0];
+    let second: *const Value = &registry.definitions(Format::OpenAiChatStrict, &only_probe)[0];
     assert_eq!(first, second, "the second request reuses the first rendering");
 }
 
@@ -141,7 +141,7 @@ fn subsets_by_name_tag_and_denial() {
     let registry = registry();
     let names = |selection: &Selection| -> Vec<String> {
         registry
-            .tool_definitions(Format::Anthropic, selection)
+            .definitions(Format::Anthropic, selection)
             .iter()
             .map(|d| d["name"].as_str().unwrap().to_owned())
             .collect()
@@ -163,7 +163,7 @@ fn subsets_by_name_tag_and_denial() {
         names(&Selection::all().with_tags(["reports"]).deny(["fail_loudly"])),
         ["export_report"]
     );
-    let gemini = registry.tool_definitions(Format::Gemini, &Selection::all().allow(["render_chart"]));
+    let gemini = registry.definitions(Format::Gemini, &Selection::all().allow(["render_chart"]));
     assert_eq!(gemini[0]["name"], "render_chart");
     assert_eq!(
         serde_json::to_value(&gemini).unwrap(),
@@ -301,7 +301,7 @@ async fn mcp_round_trip() {
         result["content"][1],
         json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})
     );
-    let definitions = registry.tool_definitions(Format::Mcp, &Selection::all().allow(["render_chart"]));
+    let definitions = registry.definitions(Format::Mcp, &Selection::all().allow(["render_chart"]));
     assert_eq!(definitions[0]["annotations"], json!({"readOnlyHint": true}));
 }
 

@@ -452,21 +452,22 @@ fn definition_kind(format: Format) -> (&'static str, Option<&'static str>) {
 
 fn definition_cases(registry: &ToolRegistry, cases: &mut Cases) {
     for &format in Format::ALL {
-        let listed = serde_json::to_value(registry.tool_definitions(format, &Selection::all())).unwrap();
+        let listed = serde_json::to_value(registry.definitions(format, &Selection::all())).unwrap();
         let (kind, schema_at) = definition_kind(format);
-        let rendered: Vec<&Value> = registry.definitions().map(|d| d.render(format)).collect();
+        let listing = registry.definitions(format, &Selection::all());
+        let rendered: Vec<&Value> = listing.iter().collect();
         let listed_items: Vec<&Value> = match format {
             Format::Gemini => {
-                cases.add("gemini_tool", "tool_definitions(Gemini)", listed.clone());
+                cases.add("gemini_tool", "definitions(Gemini)", listed.clone());
                 listed["functionDeclarations"].as_array().unwrap().iter().collect()
             }
             _ => listed.as_array().unwrap().iter().collect(),
         };
         assert_eq!(
             listed_items, rendered,
-            "tool_definitions({format:?}) lists what render gives"
+            "definitions({format:?}) lists each rendering once"
         );
-        for (definition, value) in registry.definitions().zip(&rendered) {
+        for (definition, value) in registry.tools().zip(&rendered) {
             let name = format!("{format:?} {}", definition.name());
             cases.add(kind, &name, (*value).clone());
             if let Some(pointer) = schema_at {
@@ -482,7 +483,7 @@ fn definition_cases(registry: &ToolRegistry, cases: &mut Cases) {
             }
         }
     }
-    for definition in registry.definitions() {
+    for definition in registry.tools() {
         cases.schema(
             format!("{} input_schema()", definition.name()),
             definition.input_schema(),
@@ -657,7 +658,7 @@ async fn mcp_cases(registry: &ToolRegistry, cases: &mut Cases) {
     results.push(bare_result);
 
     let output_schemas: BTreeMap<&str, &Value> = registry
-        .definitions()
+        .tools()
         .filter_map(|d| d.output_schema().map(|s| (d.name(), s)))
         .collect();
     for (i, result) in results.iter().enumerate() {
@@ -743,7 +744,7 @@ fn without_nulls(value: &Value) -> Value {
 }
 
 async fn binding_cases(registry: &ToolRegistry, cases: &mut Cases) {
-    let probe = registry.definitions().find(|d| d.name() == "probe").unwrap();
+    let probe = registry.tools().find(|d| d.name() == "probe").unwrap();
     let portable = probe.input_schema();
     // The strict rewrite itself: the probe's rendered strict definitions fall
     // back to the plain schema (its `labels` map cannot be strict).

@@ -105,15 +105,7 @@ impl Bounds {
             None => quote!(::core::option::Option::None),
         };
         Some(quote! {
-            #rt::__private::Constraints {
-                minimum: #minimum,
-                maximum: #maximum,
-                min_length: #min_length,
-                max_length: #max_length,
-                pattern: #pattern,
-                min_items: #min_items,
-                max_items: #max_items,
-            }
+            #rt::__private::constraints(#minimum, #maximum, #min_length, #max_length, #pattern, #min_items, #max_items)
         })
     }
 }

@@ -41,26 +41,21 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         param.bounds.push(syn::parse_quote!(#rt::__private::ToolParam));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let (shape, conforms) = match (cx.finish(), kind) {
-        (Ok(()), Some(Derived { shape, conforms })) => {
+    let shape = match (cx.finish(), kind) {
+        (Ok(()), Some(shape)) => {
             let describe = description.map(|d| quote!(.describe(#d)));
-            let shape = quote! {
+            quote! {
                 let __guard = #rt::__private::ShapeGuard::enter(::core::any::type_name::<Self>());
                 #shape #describe
-            };
-            (shape, conforms)
+            }
         }
-        (Err(errors), _) => (quote!(#errors ::core::unimplemented!()), quote!(false)),
-        (Ok(()), None) => (quote!(::core::unimplemented!()), quote!(false)),
+        (Err(errors), _) => quote!(#errors ::core::unimplemented!()),
+        (Ok(()), None) => quote!(::core::unimplemented!()),
     };
     quote! {
         impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
             fn shape() -> #rt::__private::Shape {
                 #shape
-            }
-
-            fn __conforms(&self, __shape: &#rt::__private::Shape) -> bool {
-                #conforms
             }
         }
     }
@@ -92,23 +87,14 @@ fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
     syn::parse_quote!(::tool_runtime)
 }
 
-/// A derived type's shape, and the check that a parsed value meets its
-/// bounds (the typed half of `#[tool]`'s fast path).
-struct Derived {
-    shape: TokenStream,
-    conforms: TokenStream,
-}
-
-fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<Derived> {
+/// The expression of a struct's shape.
+fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
     let fields = match &data.fields {
         syn::Fields::Named(named) => &named.named,
         syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
             // A newtype deserializes as its inner value.
             let ty = &unnamed.unnamed[0].ty;
-            return Some(Derived {
-                shape: quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()),
-                conforms: quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__conforms(&self.0, __shape)),
-            });
+            return Some(quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()));
         }
         other => {
             cx.spanned(
@@ -120,7 +106,6 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
     };
     let rule = container.rename_all;
     let mut out = Vec::new();
-    let mut checks = Vec::new();
     for field in fields {
         let serde = serde_attrs(&field.attrs, cx);
         if serde.skip {
@@ -164,10 +149,6 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
         let has_default = serde.default || container.default;
         let constrain = attrs.bounds.to_tokens(rt).map(|c| quote!(.constrain(#c)));
         let rust_type = quote!(#ty).to_string().replace(' ', "");
-        let position = out.len();
-        checks.push(quote_spanned! {ty.span()=>
-            <#ty as #rt::__private::ToolParam>::__conforms(&self.#ident, &__object.fields[#position].shape)
-        });
         out.push(quote_spanned! {ty.span()=>
             #rt::__private::Field::new(
                 #wire,
@@ -178,23 +159,13 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
         });
     }
     let rejects_unknown = container.deny_unknown_fields;
-    Some(Derived {
-        shape: quote! {
-            #rt::__private::Shape::new(#rt::__private::Kind::Object(#rt::__private::ObjectShape {
-                fields: ::std::vec![#(#out),*],
-                rejects_unknown: #rejects_unknown,
-            }))
-        },
-        conforms: quote! {
-            match &__shape.kind {
-                #rt::__private::Kind::Object(__object) => true #(&& #checks)*,
-                _ => false,
-            }
-        },
+    Some(quote! {
+        #rt::__private::object_shape(::std::vec![#(#out),*], #rejects_unknown)
     })
 }
 
-fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<Derived> {
+/// The expression of a unit-variant enum's shape.
+fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
     let mut values = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
@@ -219,14 +190,8 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
     if data.variants.is_empty() {
         cx.at(Span::call_site(), "an enum without variants cannot be a tool parameter");
     }
-    Some(Derived {
-        shape: quote! {
-            #rt::__private::Shape::new(#rt::__private::Kind::Enum(::std::vec![
-                #(::std::string::String::from(#values)),*
-            ]))
-        },
-        // A unit variant that parsed is one of the values.
-        conforms: quote!(true),
+    Some(quote! {
+        #rt::__private::enum_shape(&[#(#values),*])
     })
 }
 

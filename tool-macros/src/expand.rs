@@ -1,12 +1,12 @@
 //! Code generation for `#[tool]`.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 
-use crate::ast::{Role, ToolFn, last_segment};
+use crate::ast::{Role, ToolFn};
 use crate::attr::tool_args;
 use crate::ctxt::Ctxt;
+use crate::emit::{default_value, result_ok_type, stripped_fn, struct_item};
 use crate::fallback;
 use crate::valid;
 
@@ -30,32 +30,6 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The function as written, minus the `#[param]` attributes.
-pub fn stripped_fn(function: &syn::ItemFn) -> syn::ItemFn {
-    let mut function = function.clone();
-    for input in &mut function.sig.inputs {
-        let attrs = match input {
-            syn::FnArg::Typed(pat_type) => &mut pat_type.attrs,
-            syn::FnArg::Receiver(receiver) => &mut receiver.attrs,
-        };
-        attrs.retain(|a| !crate::attr::is_param_attr(a));
-    }
-    function
-}
-
-/// The generated unit struct.
-pub fn struct_item(model: &ToolFn<'_>) -> TokenStream {
-    let vis = &model.item.vis;
-    let ident = model.struct_ident();
-    let fn_name = model.fn_ident();
-    let doc = format!("The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`.");
-    quote! {
-        #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ident;
-    }
-}
-
 fn generate(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
     let function = stripped_fn(model.item);
@@ -63,6 +37,7 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
     let ident = model.struct_ident();
     let definition = definition(model);
     let crate::invoke::Dispatch { run_fn, methods } = crate::invoke::dispatch(model);
+    let bounds = crate::emit::param_bounds(model);
     quote! {
         #function
         #struct_item
@@ -75,7 +50,7 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
 
             #run_fn
 
-            impl #rt::__private::Tool for #ident {
+            impl #rt::__private::Tool for #ident where #bounds {
                 fn definition(&self) -> &#rt::__private::ToolDefinition {
                     static __DEFINITION: #rt::__private::LazyDefinition = #rt::__private::LazyDefinition::new();
                     __DEFINITION.get_or_init(|| #definition)
@@ -105,9 +80,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
             None => quote!(::core::option::Option::None),
         };
         let rust_type = quote!(#ty).to_string().replace(' ', "");
-        // Every use of the type goes through `<T as ToolParam>` spanned at
-        // the type, so a type that is no parameter gets one error there.
-        let shape = quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape());
+        let shape = quote!(<#ty as #rt::__private::ToolParam>::shape());
         quote! {
             #rt::__private::Field::new(
                 #wire,
@@ -120,7 +93,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
     });
     let mut chain = Vec::new();
     if model.args.strict.is_present() {
-        chain.push(quote!(.with_mode(#rt::BindMode::Strict)));
+        chain.push(quote!(.with_mode(#rt::__private::BindMode::Strict)));
     }
     if model.args.sequential.is_present() {
         chain.push(quote!(.sequential(true)));
@@ -140,7 +113,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
     }
     for param in &model.params {
         if let Role::State(inner) = param.role {
-            chain.push(quote!(.requires_state(#rt::__private::StateRequirement::of::<#inner>())));
+            chain.push(quote!(.requires_state::<#inner>()));
         }
     }
     quote! {
@@ -165,7 +138,7 @@ fn annotations(model: &ToolFn<'_>) -> Option<TokenStream> {
         None => quote!(::core::option::Option::None),
     };
     let title = match &args.title {
-        Some(t) => quote!(::core::option::Option::Some(::std::string::String::from(#t))),
+        Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
     let read_only = opt_bool(args.read_only);
@@ -173,30 +146,8 @@ fn annotations(model: &ToolFn<'_>) -> Option<TokenStream> {
     let idempotent = opt_bool(args.idempotent);
     let open_world = opt_bool(args.open_world);
     Some(quote! {
-        #rt::__private::ToolAnnotations {
-            title: #title,
-            read_only: #read_only,
-            destructive: #destructive,
-            idempotent: #idempotent,
-            open_world: #open_world,
-        }
+        #rt::__private::annotations(#title, #read_only, #destructive, #idempotent, #open_world)
     })
-}
-
-/// The default's value as an expression of type `ty`. A string literal is
-/// converted with `Into`, so `default = "main"` works for `String`.
-pub fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
-    match expr {
-        None => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
-        Some(
-            expr @ syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(_), ..
-            }),
-        ) => {
-            quote_spanned!(expr.span()=> { let __value: #ty = ::core::convert::Into::into(#expr); __value })
-        }
-        Some(expr) => quote_spanned!(expr.span()=> { let __value: #ty = #expr; __value }),
-    }
 }
 
 /// The type whose output schema the tool advertises: the return type, or
@@ -215,19 +166,4 @@ fn output_type(model: &ToolFn<'_>) -> Option<syn::Type> {
 
 fn contains_impl_trait(ty: &syn::Type) -> bool {
     quote!(#ty).to_string().contains("impl ")
-}
-
-/// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
-pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
-    let segment = last_segment(ty)?;
-    if segment.ident != "Result" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })
 }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::ToolFn;
-use crate::expand::{stripped_fn, struct_item};
+use crate::emit::{stripped_fn, struct_item};
 
 pub fn tool(model: &ToolFn<'_>, errors: TokenStream) -> TokenStream {
     let rt = &model.rt;

@@ -7,10 +7,9 @@
 //! the type, so a type that cannot be a parameter gets one error there.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::{format_ident, quote};
 
-use crate::ast::{Role, ToolFn, last_segment};
+use crate::ast::{Role, ToolFn};
 
 /// `__run`, `invoke` and `invoke_fast`: the first goes in the `const _`
 /// block, the others in the `impl Tool`.
@@ -98,10 +97,10 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
         let wire = param.wire_name();
         let take = match param.default() {
             Some(expr) => {
-                let value = crate::expand::default_value(ty, expr);
-                quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__take_or_else(&mut __arguments, #wire, || #value))
+                let value = crate::emit::default_value(ty, expr);
+                quote!(#rt::__private::take_or_else::<#ty>(&mut __arguments, #wire, || #value))
             }
-            None => quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__take(&mut __arguments, #wire)),
+            None => quote!(#rt::__private::take::<#ty>(&mut __arguments, #wire)),
         };
         takes.push(quote!(let #local = #take;));
         checked.push(local);
@@ -133,11 +132,12 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
     }
 }
 
-/// A typed parse straight from the arguments as sent. It gives up (`None`),
-/// leaving the call to the full binder, at anything it cannot decide alone:
-/// a key that is no parameter, a duplicate key (the binder keeps the last),
-/// a value of another type, a missing required parameter, a `null` for a
-/// defaulted one, a broken bound.
+/// A typed parse straight from the arguments as sent, through the
+/// runtime's shape-checked reader: every decision (is this value exactly
+/// right, does it meet its bounds, what does an absent or `null` key mean)
+/// is the runtime's, made from the same field shapes the binder walks.
+/// It gives up (`None`), leaving the call to the full binder, wherever the
+/// binder would have anything to change or say.
 fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
     let params: Vec<_> = model
@@ -149,44 +149,32 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
     let names: Vec<String> = params.iter().map(|(_, p)| p.wire_name()).collect();
     let slots: Vec<_> = params.iter().map(|(i, _)| format_ident!("__s{}", i)).collect();
     let types: Vec<_> = params.iter().map(|(_, p)| p.ty).collect();
-    let positions = 0..params.len();
+    let positions: Vec<usize> = (0..params.len()).collect();
 
-    let arms = slots
-        .iter()
-        .zip(&types)
-        .zip(positions.clone())
-        .map(|((slot, ty), position)| {
-            let read = quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__next_value(&mut __map));
-            quote! {
-                ::core::option::Option::Some(#position) => {
-                    if #slot.is_some() {
-                        return ::core::result::Result::Err(__de::Error::custom("duplicate parameter"));
-                    }
-                    #slot = ::core::option::Option::Some(#read?);
-                }
-            }
-        });
-    let finals = params.iter().zip(&slots).zip(positions).map(|(((index, param), slot), position)| {
-        let local = local(*index);
-        let ty = param.ty;
-        let absent = match param.default() {
-            Some(expr) => crate::expand::default_value(ty, expr),
-            None if last_segment(ty).is_some_and(|s| s.ident == "Option") => quote!(::core::option::Option::None),
-            None => quote!(return ::core::option::Option::None),
-        };
-        let conforms = quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::__conforms(&#local, &__fields[#position].shape));
+    let arms = slots.iter().zip(&types).zip(&positions).map(|((slot, ty), position)| {
+        let seed = quote!(#rt::__private::param_seed::<#ty>(&self.0[#position]));
         quote! {
-            let #local: #ty = match #slot {
-                ::core::option::Option::Some(__value) => __value,
-                ::core::option::Option::None => #absent,
-            };
-            if !#conforms {
-                return ::core::option::Option::None;
-            }
+            ::core::option::Option::Some(#position) => #slot.fill(__map.next_value_seed(#seed)?)?,
         }
     });
+    let finals = params
+        .iter()
+        .zip(&slots)
+        .zip(&positions)
+        .map(|(((index, param), slot), position)| {
+            let local = local(*index);
+            let ty = param.ty;
+            let default = match param.default() {
+                Some(expr) => crate::emit::default_value(ty, expr),
+                None => quote!(::core::unreachable!()),
+            };
+            quote! {
+                let #local: #ty = #slot.resolve(&__fields[#position], __scope.null_is_absent(), || #default)?;
+            }
+        });
     let injected = injected(model);
     let all: Vec<_> = (0..model.params.len()).map(local).collect();
+    let bounds = crate::emit::param_bounds(model);
     quote! {
         #[allow(unused_variables, unused_mut)]
         fn invoke_fast(
@@ -196,30 +184,35 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
         ) -> ::core::option::Option<#rt::__private::ToolFuture> {
             use #rt::__private::serde::de as __de;
 
-            struct __Visitor;
+            struct __Visitor<'__f>(&'__f [#rt::__private::Field]);
 
-            impl<'de> __de::Visitor<'de> for __Visitor {
-                type Value = (#(::core::option::Option<#types>,)*);
+            impl<'de> __de::Visitor<'de> for __Visitor<'_> where #bounds {
+                type Value = (#(#rt::__private::Slot<#types>,)*);
 
                 fn expecting(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     __f.write_str("the tool's arguments")
                 }
 
                 fn visit_map<__A: __de::MapAccess<'de>>(self, mut __map: __A) -> ::core::result::Result<Self::Value, __A::Error> {
-                    const __NAMES: &[&str] = &[#(#names),*];
-                    #(let mut #slots = ::core::option::Option::None;)*
-                    while let ::core::option::Option::Some(__key) = __map.next_key_seed(#rt::__private::KeyIndex(__NAMES))? {
+                    fn __index(__key: &str) -> ::core::option::Option<usize> {
+                        match __key {
+                            #(#names => ::core::option::Option::Some(#positions),)*
+                            _ => ::core::option::Option::None,
+                        }
+                    }
+                    #(let mut #slots = #rt::__private::Slot::Absent;)*
+                    while let ::core::option::Option::Some(__key) = __map.next_key_seed(#rt::__private::KeyIndex(__index))? {
                         match __key {
                             #(#arms)*
-                            _ => return ::core::result::Result::Err(__de::Error::custom("unknown parameter")),
+                            _ => return ::core::result::Result::Err(__de::Error::custom("")),
                         }
                     }
                     ::core::result::Result::Ok((#(#slots,)*))
                 }
             }
 
-            let (#(#slots,)*) = #rt::__private::parse_arguments(__arguments, __Visitor)?;
-            let __fields = &<Self as #rt::__private::Tool>::definition(self).params().fields;
+            let __fields: &[#rt::__private::Field] = &<Self as #rt::__private::Tool>::definition(self).params().fields;
+            let (#(#slots,)*) = #rt::__private::parse_arguments(__arguments, __Visitor(__fields))?;
             #(#finals)*
             #(#injected)*
             ::core::option::Option::Some(__run(#(#all),*))
@@ -232,7 +225,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
 fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
     let returns_result = match &model.item.sig.output {
-        syn::ReturnType::Type(_, ty) => crate::expand::result_ok_type(ty).is_some(),
+        syn::ReturnType::Type(_, ty) => crate::emit::result_ok_type(ty).is_some(),
         syn::ReturnType::Default => false,
     };
     if returns_result {

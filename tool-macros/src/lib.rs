@@ -20,6 +20,7 @@ mod case;
 mod ctxt;
 mod derive;
 mod docs;
+mod emit;
 mod expand;
 mod fallback;
 mod invoke;

@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use crate::format::Selection;
-use crate::registry::ToolRegistry;
 use crate::tool::ToolDefinition;
 
 /// What a finding is about.
@@ -217,43 +215,40 @@ const VERBS: &[&str] = &[
     "write",
 ];
 
-impl ToolRegistry {
-    /// Lints the tools `selection` takes, as one request would offer them.
-    pub fn lint(&self, selection: &Selection) -> Vec<LintFinding> {
-        let tools: Vec<&ToolDefinition> = self.definitions().filter(|d| selection.includes(d)).collect();
-        let mut findings = Vec::new();
-        for tool in &tools {
-            lint_tool(tool, &mut findings);
-        }
-        for (i, a) in tools.iter().enumerate() {
-            for b in &tools[i + 1..] {
-                if names_nearly_equal(a.name(), b.name()) {
-                    findings.push(LintFinding {
-                        rule: LintRule::NearDuplicateNames,
-                        tool: Some(a.name().to_owned()),
-                        param: None,
-                        message: format!(
-                            "`{}` and `{}` are easy to confuse; name them for what sets them apart",
-                            a.name(),
-                            b.name()
-                        ),
-                    });
-                }
+/// Lints `tools`, as one request would offer them.
+pub(crate) fn lint(tools: &[&ToolDefinition]) -> Vec<LintFinding> {
+    let mut findings = Vec::new();
+    for tool in tools {
+        lint_tool(tool, &mut findings);
+    }
+    for (i, a) in tools.iter().enumerate() {
+        for b in &tools[i + 1..] {
+            if names_nearly_equal(a.name(), b.name()) {
+                findings.push(LintFinding {
+                    rule: LintRule::NearDuplicateNames,
+                    tool: Some(a.name().to_owned()),
+                    param: None,
+                    message: format!(
+                        "`{}` and `{}` are easy to confuse; name them for what sets them apart",
+                        a.name(),
+                        b.name()
+                    ),
+                });
             }
         }
-        if tools.len() > MAX_TOOLS_PER_REQUEST {
-            findings.push(LintFinding {
-                rule: LintRule::TooManyTools,
-                tool: None,
-                param: None,
-                message: format!(
-                    "{} tools in one request; models choose better among at most {MAX_TOOLS_PER_REQUEST}: send a subset with Selection",
-                    tools.len()
-                ),
-            });
-        }
-        findings
     }
+    if tools.len() > MAX_TOOLS_PER_REQUEST {
+        findings.push(LintFinding {
+            rule: LintRule::TooManyTools,
+            tool: None,
+            param: None,
+            message: format!(
+                "{} tools in one request; models choose better among at most {MAX_TOOLS_PER_REQUEST}: send a subset with Selection",
+                tools.len()
+            ),
+        });
+    }
+    findings
 }
 
 fn lint_tool(tool: &ToolDefinition, findings: &mut Vec<LintFinding>) {
@@ -360,7 +355,7 @@ fn count_sentences(text: &str) -> usize {
 
 fn names_nearly_equal(a: &str, b: &str) -> bool {
     let (a, b) = (squash(a), squash(b));
-    a == b || crate::result::edit_distance(&a, &b) <= 1 + usize::from(a.len().min(b.len()) > 12)
+    a == b || crate::text::edit_distance(&a, &b) <= 1 + usize::from(a.len().min(b.len()) > 12)
 }
 
 #[cfg(test)]

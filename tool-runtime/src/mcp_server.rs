@@ -31,10 +31,10 @@ use futures_util::stream::FuturesUnordered;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 
+use crate::context::Cancellation;
 use crate::format::{Format, Selection, mcp};
 use crate::registry::ToolRegistry;
 use crate::result::Outcome;
-use crate::tool::Cancellation;
 
 /// Protocol revisions of the `initialize` handshake, newest first.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -178,7 +178,7 @@ impl McpServer {
         let outcome = match method {
             "initialize" => Ok(self.initialize(&params)),
             "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({ "tools": self.registry.tool_definitions(Format::Mcp, &self.selection) })),
+            "tools/list" => Ok(json!({ "tools": self.registry.definitions(Format::Mcp, &self.selection) })),
             "tools/call" => match self.call(&id, &params).await {
                 // A cancelled request gets no response.
                 Ok(None) => return None,

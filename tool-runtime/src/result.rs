@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::codes::{CallError, ErrorCode, Warning};
 use crate::output::{Content, ToolOutput};
+use crate::text::closest_name;
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,40 +182,9 @@ pub fn invalid_arguments_text(tool: &str, errors: &[CallError]) -> String {
     text
 }
 
-/// The candidate closest to `name` by edit distance, if any is close enough
-/// to be a plausible typo.
-fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let (best, distance) = candidates
-        .map(|c| (c, edit_distance(&name.to_lowercase(), &c.to_lowercase())))
-        .min_by_key(|&(_, d)| d)?;
-    (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best)).then_some(best)
-}
-
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn edit_distance_counts_single_edits() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
-    }
 
     #[test]
     fn unknown_tool_suggests_the_closest_name() {

@@ -19,7 +19,7 @@ fn one(name: &str, shape: Shape) -> ObjectShape {
 /// Normalizes `args` and returns the result with its codes.
 fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
     let mut map = arguments_object(args).unwrap();
-    let report = normalize(object, &mut map, mode);
+    let report = normalize(object, &mut map, mode, false);
     let warnings = report.warnings.iter().map(ToString::to_string).collect();
     let errors = report.errors.iter().map(ToString::to_string).collect();
     (Value::Object(map), warnings, errors)

@@ -17,8 +17,8 @@ use serde_json::{Map, Value, json};
 
 use super::strict::{ANTHROPIC_MOVED, expressible, strict_schema};
 use super::{Carried, FormatError, carry, check_call_ids, order_results};
+use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
-use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 

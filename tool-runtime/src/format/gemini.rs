@@ -9,8 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
 use super::{FormatError, check_call_ids, order_results};
+use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
-use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 

@@ -4,8 +4,8 @@
 use serde_json::{Map, Value, json};
 
 use super::FormatError;
+use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
-use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 

@@ -7,11 +7,9 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::registry::ToolRegistry;
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 
@@ -84,30 +82,24 @@ impl Format {
         )
     }
 
-    fn slot(self) -> usize {
+    /// The format's place in [`Format::ALL`].
+    pub(crate) fn slot(self) -> usize {
         self as usize
     }
 }
 
-/// One rendered definition per format, made on first use.
-#[derive(Debug, Default)]
-pub(crate) struct RenderCache {
-    slots: [OnceLock<Value>; 8],
-}
-
-impl ToolDefinition {
-    /// This tool's definition in `format`, rendered once and kept.
-    pub fn render(&self, format: Format) -> &Value {
-        self.rendered.slots[format.slot()].get_or_init(|| match format {
-            Format::Anthropic => anthropic::definition(self, false),
-            Format::AnthropicStrict => anthropic::definition(self, true),
-            Format::OpenAiChat => openai::chat_definition(self, false),
-            Format::OpenAiChatStrict => openai::chat_definition(self, true),
-            Format::OpenAiResponses => openai::responses_definition(self, false),
-            Format::OpenAiResponsesStrict => openai::responses_definition(self, true),
-            Format::Gemini => gemini::declaration(self),
-            Format::Mcp => mcp::tool(self),
-        })
+/// Renders `tool`'s definition in `format`. The registry keeps what this
+/// returns, so each tool is rendered once per format.
+pub(crate) fn render(tool: &ToolDefinition, format: Format) -> Value {
+    match format {
+        Format::Anthropic => anthropic::definition(tool, false),
+        Format::AnthropicStrict => anthropic::definition(tool, true),
+        Format::OpenAiChat => openai::chat_definition(tool, false),
+        Format::OpenAiChatStrict => openai::chat_definition(tool, true),
+        Format::OpenAiResponses => openai::responses_definition(tool, false),
+        Format::OpenAiResponsesStrict => openai::responses_definition(tool, true),
+        Format::Gemini => gemini::declaration(tool),
+        Format::Mcp => mcp::tool(tool),
     }
 }
 
@@ -173,23 +165,6 @@ impl Selection {
     }
 }
 
-impl ToolRegistry {
-    /// The selected tools' definitions in `format`, in registration order,
-    /// borrowed from each tool's cache: listing them renders nothing and
-    /// copies nothing. Serialize them into the request's `tools`, or take a
-    /// `Value` with [`ToolDefinitions::to_json`].
-    pub fn tool_definitions(&self, format: Format, selection: &Selection) -> ToolDefinitions<'_> {
-        ToolDefinitions {
-            format,
-            items: self
-                .definitions()
-                .filter(|d| selection.includes(d))
-                .map(|d| d.render(format))
-                .collect(),
-        }
-    }
-}
-
 /// The definitions one request carries, in one format. Serializes as the
 /// request's `tools` array, or for Gemini as one
 /// `{functionDeclarations: [...]}` object (wrap it in the request's `tools`
@@ -198,6 +173,12 @@ impl ToolRegistry {
 pub struct ToolDefinitions<'a> {
     format: Format,
     items: Vec<&'a Value>,
+}
+
+impl<'a> ToolDefinitions<'a> {
+    pub(crate) fn new(format: Format, items: Vec<&'a Value>) -> Self {
+        ToolDefinitions { format, items }
+    }
 }
 
 impl<'a> ToolDefinitions<'a> {

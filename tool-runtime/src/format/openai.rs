@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use super::strict::{OPENAI_MOVED, expressible, strict_schema};
 use super::{Carried, FormatError, carry, check_call_ids, order_results, text_only};
+use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
-use crate::registry::{CallArguments, ToolCall};
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 

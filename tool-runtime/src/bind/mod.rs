@@ -17,13 +17,23 @@
 //! is a `type_mismatch` (or `enum_out_of_range`) and an unknown key is an
 //! error.
 
+mod arguments;
+mod bound;
+mod describe;
+mod typed;
+
 use std::fmt::Write as _;
 
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
+pub(crate) use arguments::{arguments_object, parse_raw_arguments};
+pub use bound::BoundArguments;
+pub(crate) use describe::{describe_str, describe_value, expected};
+pub(crate) use typed::parse_arguments;
+pub use typed::{ParamSeed, Slot};
+
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
-use crate::schema::{Kind, ObjectShape, Presence, Shape};
+use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
 
 /// How forgiving the binder is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,17 +45,13 @@ pub enum BindMode {
     Strict,
 }
 
-/// Deepest nesting accepted inside a `serde_json::Value` parameter. Deeper
-/// values are an `out_of_range` error rather than a risk to the stack.
-pub const MAX_DEPTH: usize = 64;
-
 /// What binding found: the warnings and the errors, in the order met.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Report {
+pub(crate) struct Report {
     /// Values accepted after a change.
-    pub warnings: Vec<Warning>,
+    pub(crate) warnings: Vec<Warning>,
     /// Values that kept the tool from running.
-    pub errors: Vec<CallError>,
+    pub(crate) errors: Vec<CallError>,
 }
 
 /// Checks and coerces `arguments` against a tool's parameters, in place.
@@ -54,9 +60,19 @@ pub struct Report {
 /// is present holds a value its Rust type deserializes from, a `null` sent
 /// for a defaulted parameter has been removed (so the default applies), and
 /// unknown keys are left where they were.
-pub fn normalize(params: &ObjectShape, arguments: &mut Map<String, Value>, mode: BindMode) -> Report {
+///
+/// `null_is_absent` reads a `null` sent for a parameter or field with a
+/// default as "not given", without a warning: strict definitions make a
+/// model send `null` for everything it leaves unset.
+pub(crate) fn normalize(
+    params: &ObjectShape,
+    arguments: &mut Map<String, Value>,
+    mode: BindMode,
+    null_is_absent: bool,
+) -> Report {
     let mut walker = Walker {
         mode,
+        null_is_absent,
         path: String::new(),
         report: Report::default(),
     };
@@ -64,96 +80,9 @@ pub fn normalize(params: &ObjectShape, arguments: &mut Map<String, Value>, mode:
     walker.report
 }
 
-/// Turns a top-level JSON value into the argument object: `null` means `{}`;
-/// a string is raw argument text (OpenAI's arguments, held in a `Value`);
-/// anything else is `arguments_not_object`.
-pub fn arguments_object(value: Value) -> Result<Map<String, Value>, CallError> {
-    match value {
-        Value::Object(map) => Ok(map),
-        Value::Null => Ok(Map::new()),
-        Value::String(text) => parse_raw_arguments(&text),
-        other => Err(CallError::new(
-            ErrorCode::ArgumentsNotObject,
-            "",
-            format!("the arguments must be a JSON object, got {}", describe_value(&other)),
-        )),
-    }
-}
-
-/// Parses raw argument text as a provider sends it: empty text or `null`
-/// mean `{}`, text that is not JSON is `json_parse_error`.
-pub fn parse_raw_arguments(raw: &str) -> Result<Map<String, Value>, CallError> {
-    if raw.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(value) => arguments_object(value),
-        Err(e) => Err(CallError::new(
-            ErrorCode::JsonParseError,
-            "",
-            format!("the arguments are not valid JSON ({e})"),
-        )),
-    }
-}
-
-/// The normalized arguments of one call, from which the generated
-/// dispatcher takes each parameter as its Rust type.
-///
-/// A deserialization failure (possible only with a hand-written
-/// `Deserialize` that is stricter than its schema) is recorded as a
-/// `type_mismatch` at the parameter, so every failure still reaches the model.
-#[derive(Debug)]
-pub struct BoundArguments {
-    map: Map<String, Value>,
-    errors: Vec<CallError>,
-}
-
-impl BoundArguments {
-    /// Wraps an argument object that [`normalize`] accepted.
-    pub fn new(map: Map<String, Value>) -> Self {
-        BoundArguments {
-            map,
-            errors: Vec::new(),
-        }
-    }
-
-    /// Takes parameter `name`; an absent one deserializes from `null`
-    /// (which gives `None` for `Option`).
-    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
-        let value = self.map.remove(name).unwrap_or(Value::Null);
-        self.deserialize(name, value)
-    }
-
-    /// Takes parameter `name`, or `default()` when it is absent.
-    pub fn take_or_else<T: DeserializeOwned>(&mut self, name: &str, default: impl FnOnce() -> T) -> Option<T> {
-        match self.map.remove(name) {
-            None => Some(default()),
-            Some(value) => self.deserialize(name, value),
-        }
-    }
-
-    fn deserialize<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {
-        match serde_json::from_value(value) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.errors.push(CallError::new(
-                    ErrorCode::TypeMismatch,
-                    name,
-                    format!("the value was rejected: {e}"),
-                ));
-                None
-            }
-        }
-    }
-
-    /// The errors met while taking parameters.
-    pub fn into_errors(self) -> Vec<CallError> {
-        self.errors
-    }
-}
-
 struct Walker {
     mode: BindMode,
+    null_is_absent: bool,
     /// The path of the value being walked; segments are appended on the way
     /// down and truncated on the way up, so the walk allocates no paths.
     path: String,
@@ -260,9 +189,9 @@ impl Walker {
             Presence::Optional => false,
             Presence::Defaulted => {
                 map.remove(name);
-                // A strict schema makes the model send `null` for what it
-                // leaves unset: that is absence, not a coercion.
-                if self.lenient() {
+                // In strict mode, or when the model was sent strict
+                // definitions, `null` is absence, not a coercion.
+                if self.lenient() && !self.null_is_absent {
                     self.warn(
                         WarningCode::NullReplacedByDefault,
                         "null was sent; the default was used".to_owned(),
@@ -316,8 +245,8 @@ impl Walker {
         match &shape.kind {
             Kind::String => self.string(shape, value),
             Kind::Boolean => self.boolean(shape, value),
-            Kind::Integer { min, max } => self.integer(shape, *min, *max, value),
-            Kind::Number { single } => self.number(shape, *single, value),
+            Kind::Integer { .. } => self.integer(shape, value),
+            Kind::Number { .. } => self.number(shape, value),
             Kind::Enum(values) => self.enumeration(shape, values, value),
             Kind::Array { items, .. } => self.array(shape, items, value),
             Kind::Map { values } => {
@@ -329,7 +258,7 @@ impl Walker {
                         self.value(values, item);
                         self.leave(mark);
                     }
-                    if !shape.items_conform(map.len()) {
+                    if !shape.items_fit(map.len()) {
                         let detail = format!("expected {}, got {} keys", expected(shape), map.len());
                         self.error(ErrorCode::OutOfRange, detail);
                     }
@@ -373,23 +302,20 @@ impl Walker {
     }
 
     fn check_string(&mut self, shape: &Shape, s: &str) {
-        let c = &shape.constraints;
-        if c.min_length.is_some() || c.max_length.is_some() {
-            let len = s.chars().count() as u64;
-            if c.min_length.is_some_and(|min| len < min) || c.max_length.is_some_and(|max| len > max) {
+        match shape.check_text(s) {
+            Ok(()) => {}
+            Err(TextProblem::Length(len)) => {
                 let detail = format!("expected {}, got {len} characters", expected(shape));
                 self.error(ErrorCode::OutOfRange, detail);
             }
-        }
-        if let Some(pattern) = &c.pattern
-            && !pattern.is_match(s)
-        {
-            let detail = format!(
-                "expected a string matching the pattern `{}`, got {}",
-                pattern.as_str(),
-                describe_str(s)
-            );
-            self.error(ErrorCode::PatternMismatch, detail);
+            Err(TextProblem::Pattern) => {
+                let pattern = shape.constraints.pattern.as_ref().map_or("", |p| p.as_str());
+                let detail = format!(
+                    "expected a string matching the pattern `{pattern}`, got {}",
+                    describe_str(s)
+                );
+                self.error(ErrorCode::PatternMismatch, detail);
+            }
         }
     }
 
@@ -422,7 +348,7 @@ impl Walker {
         }
     }
 
-    fn integer(&mut self, shape: &Shape, min: i128, max: i128, value: &mut Value) {
+    fn integer(&mut self, shape: &Shape, value: &mut Value) {
         let (n, changed) = match &*value {
             Value::Number(num) => {
                 if let Some(i) = num.as_i64() {
@@ -468,7 +394,7 @@ impl Walker {
             },
             other => return self.mismatch(shape, other),
         };
-        if n < min || n > max || !shape.integer_conforms(n) {
+        if !shape.integer_fits(n) {
             let detail = format!("expected {}, got {n}", expected(shape));
             return self.error(ErrorCode::OutOfRange, detail);
         }
@@ -477,7 +403,7 @@ impl Walker {
         }
     }
 
-    fn number(&mut self, shape: &Shape, single: bool, value: &mut Value) {
+    fn number(&mut self, shape: &Shape, value: &mut Value) {
         let f = match &*value {
             Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
             Value::String(s) if self.lenient() => match s.trim().parse::<f64>() {
@@ -495,10 +421,7 @@ impl Walker {
             },
             other => return self.mismatch(shape, other),
         };
-        // Bounds apply to the value the tool gets: an `f32` is rounded first.
-        // The same check as the typed fast path, so both always agree.
-        let received = if single { f64::from(f as f32) } else { f };
-        if !shape.number_conforms(received) {
+        if !shape.number_fits(f) {
             let detail = format!("expected {}, got {f}", expected(shape));
             self.error(ErrorCode::OutOfRange, detail);
         }
@@ -508,7 +431,7 @@ impl Walker {
         let Value::String(s) = &*value else {
             return self.mismatch(shape, value);
         };
-        if values.iter().any(|v| v == s) {
+        if shape.enum_has(s) {
             return;
         }
         if self.lenient() {
@@ -556,7 +479,7 @@ impl Walker {
         } else {
             elements.len()
         };
-        if !shape.items_conform(len) {
+        if !shape.items_fit(len) {
             let len = len as u64;
             let detail = format!("expected {}, got {len} items", expected(shape));
             self.error(ErrorCode::OutOfRange, detail);
@@ -666,17 +589,6 @@ fn integer_number(n: i128) -> Number {
     }
 }
 
-pub(crate) fn compare_int(n: i128, bound: &Number) -> std::cmp::Ordering {
-    if let Some(b) = bound.as_i64() {
-        n.cmp(&(b as i128))
-    } else if let Some(b) = bound.as_u64() {
-        n.cmp(&(b as i128))
-    } else {
-        let b = bound.as_f64().unwrap_or(f64::NAN);
-        (n as f64).partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)
-    }
-}
-
 /// Keys that differ only in letter case and separators: `maxResults`,
 /// `MaxResults`, `max-results` and `max_results` all match.
 fn names_match_loosely(a: &str, b: &str) -> bool {
@@ -687,129 +599,6 @@ fn names_match_loosely(a: &str, b: &str) -> bool {
             .collect::<Vec<_>>()
     };
     a != b && squash(a) == squash(b)
-}
-
-/// Whether `value` nests deeper than `limit` levels; never recurses past it.
-pub(crate) fn nesting_exceeds(value: &Value, limit: usize) -> bool {
-    match value {
-        Value::Array(items) => limit == 0 || items.iter().any(|v| nesting_exceeds(v, limit - 1)),
-        Value::Object(map) => limit == 0 || map.values().any(|v| nesting_exceeds(v, limit - 1)),
-        _ => false,
-    }
-}
-
-/// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
-/// `one of "read", "write"`, `a list of strings`.
-pub(crate) fn expected(shape: &Shape) -> String {
-    let c = &shape.constraints;
-    let mut out = match &shape.kind {
-        Kind::String => "a string".to_owned(),
-        Kind::Boolean => "true or false".to_owned(),
-        Kind::Integer { min, max } => {
-            // A type's own limit is worth saying only when it is narrow
-            // (an `u8`'s 255, not an `u64`'s 18446744073709551615).
-            const WIDE: i128 = 1 << 53;
-            let lo = c
-                .minimum
-                .as_ref()
-                .map(ToString::to_string)
-                .or_else(|| (*min > -WIDE).then(|| min.to_string()));
-            let hi = c
-                .maximum
-                .as_ref()
-                .map(ToString::to_string)
-                .or_else(|| (*max < WIDE).then(|| max.to_string()));
-            match (lo, hi) {
-                (Some(lo), Some(hi)) => format!("an integer from {lo} to {hi}"),
-                (Some(lo), None) => format!("an integer of at least {lo}"),
-                (None, Some(hi)) => format!("an integer of at most {hi}"),
-                (None, None) => "an integer".to_owned(),
-            }
-        }
-        Kind::Number { single } => {
-            let mut s = "a number".to_owned();
-            match (&c.minimum, &c.maximum) {
-                (Some(lo), Some(hi)) => {
-                    let _ = write!(s, " from {lo} to {hi}");
-                }
-                (Some(lo), None) => {
-                    let _ = write!(s, " of at least {lo}");
-                }
-                (None, Some(hi)) => {
-                    let _ = write!(s, " of at most {hi}");
-                }
-                (None, None) if *single => s.push_str(" within the range of a 32-bit float"),
-                (None, None) => {}
-            }
-            s
-        }
-        Kind::Enum(values) => {
-            let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-            format!("one of {}", quoted.join(", "))
-        }
-        Kind::Array { items, unique } => {
-            let what = if *unique { "a list of distinct" } else { "a list of" };
-            format!("{what} {}", plural(&expected(items)))
-        }
-        Kind::Map { values } => format!("an object whose values are {}", plural(&expected(values))),
-        Kind::Object(object) => {
-            let names: Vec<&str> = object.fields.iter().map(|f| f.name.as_str()).collect();
-            format!("an object with the fields {}", names.join(", "))
-        }
-        Kind::Any => "any JSON value".to_owned(),
-    };
-    let bounds = |lo: Option<u64>, hi: Option<u64>, unit: &str| match (lo, hi) {
-        (Some(lo), Some(hi)) => format!(" of {lo} to {hi} {unit}"),
-        (Some(lo), None) => format!(" of at least {lo} {unit}"),
-        (None, Some(hi)) => format!(" of at most {hi} {unit}"),
-        (None, None) => String::new(),
-    };
-    if matches!(shape.kind, Kind::String) {
-        out.push_str(&bounds(c.min_length, c.max_length, "characters"));
-    }
-    if matches!(shape.kind, Kind::Array { .. }) {
-        out.push_str(&bounds(c.min_items, c.max_items, "items"));
-    }
-    if matches!(shape.kind, Kind::Map { .. }) {
-        out.push_str(&bounds(c.min_items, c.max_items, "keys"));
-    }
-    out
-}
-
-/// `a string` -> `strings`, `an integer from 1 to 5` -> `integers from 1 to 5`.
-fn plural(phrase: &str) -> String {
-    let rest = phrase
-        .strip_prefix("a ")
-        .or_else(|| phrase.strip_prefix("an "))
-        .unwrap_or(phrase);
-    match rest.split_once(' ') {
-        Some((noun, tail)) if !rest.starts_with("list") && !rest.starts_with("object") => {
-            format!("{noun}s {tail}")
-        }
-        _ if rest == "string" || rest == "integer" || rest == "number" => format!("{rest}s"),
-        _ => phrase.to_owned(),
-    }
-}
-
-/// How a value reads in a sentence: `the string "abc"`, `the number 0.5`,
-/// `true`, `a list`, `an object`, `null`.
-pub(crate) fn describe_value(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) => describe_str(s),
-        Value::Array(_) => "a list".to_owned(),
-        Value::Object(_) => "an object".to_owned(),
-    }
-}
-
-fn describe_str(s: &str) -> String {
-    const LIMIT: usize = 40;
-    match s.char_indices().nth(LIMIT) {
-        Some((cut, _)) => format!("the string {:?}...", &s[..cut]),
-        None => format!("the string {s:?}"),
-    }
 }
 
 #[cfg(test)]

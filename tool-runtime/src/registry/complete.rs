@@ -3,9 +3,10 @@
 
 use serde_json::{Map, Value};
 
+use super::ToolRegistry;
 use crate::bind::{self, Report};
+use crate::call::CallArguments;
 use crate::codes::{CallError, ErrorCode};
-use crate::registry::{CallArguments, ToolRegistry};
 use crate::schema::Presence;
 
 /// A call's arguments, completed with defaults, without running the tool.
@@ -23,7 +24,7 @@ pub struct Completion {
     /// One row per parameter, in declaration order.
     pub params: Vec<ParamRow>,
     /// What binding changed, as in a call.
-    pub warnings: Vec<crate::Warning>,
+    pub warnings: Vec<crate::codes::Warning>,
     /// Problems other than missing parameters (a wrong type, a bound).
     pub errors: Vec<CallError>,
 }
@@ -81,7 +82,12 @@ impl ToolRegistry {
         };
         let definition = tool.definition();
         let mut map = self.argument_object(arguments.into())?;
-        let Report { warnings, errors } = bind::normalize(definition.params(), &mut map, self.mode_for(definition));
+        let Report { warnings, errors } = bind::normalize(
+            definition.params(),
+            &mut map,
+            self.mode_for(definition),
+            self.settings.null_is_absent,
+        );
         let errors = errors
             .into_iter()
             .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))

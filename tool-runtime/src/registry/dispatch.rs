@@ -16,12 +16,15 @@ use std::task::Poll;
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 
+use super::ToolRegistry;
 use crate::bind::{self, BoundArguments};
+use crate::call::{CallArguments, ToolCall};
 use crate::codes::{CallError, Warning};
+use crate::context::{CallScope, Cancellation};
 use crate::output::ToolOutput;
-use crate::registry::{CallArguments, ToolCall, ToolRegistry};
 use crate::result::{Outcome, ToolResult};
-use crate::tool::{CallScope, Cancellation, Tool, ToolFuture};
+use crate::text::panic_message;
+use crate::tool::{Tool, ToolFuture};
 
 impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (a `serde_json::Value` or the
@@ -70,9 +73,10 @@ impl ToolRegistry {
         // cancels another that shares it. It exists only when someone can
         // raise it and the tool can see it.
         let own = (external.is_some() || definition.takes_context()).then(Cancellation::new);
-        let scope = CallScope::new(id.as_deref(), &name, own.as_ref(), &self.states);
+        let scope = CallScope::new(id.as_deref(), &name, own.as_ref(), &self.states)
+            .with_null_as_absent(self.settings.null_is_absent);
 
-        let fast = if self.settings.fast_path && definition.has_fast_path() {
+        let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
                 Ok(fast) => fast,
                 Err(panic) => return panicked(&name, id, &*panic),
@@ -110,7 +114,12 @@ impl ToolRegistry {
         let mut map = self
             .argument_object(arguments)
             .map_err(|e| Failure::Arguments(vec![e], Vec::new()))?;
-        let report = bind::normalize(definition.params(), &mut map, self.mode_for(definition));
+        let report = bind::normalize(
+            definition.params(),
+            &mut map,
+            self.mode_for(definition),
+            self.settings.null_is_absent,
+        );
         for warning in &report.warnings {
             tracing::warn!(tool = %definition.name(), warning = %warning, detail = %warning.detail, "tool argument coerced");
         }
@@ -227,15 +236,6 @@ enum Failure {
 /// `fn` tool's body), catching a panic.
 fn catch<T>(start: impl FnOnce() -> T) -> std::thread::Result<T> {
     std::panic::catch_unwind(AssertUnwindSafe(start))
-}
-
-/// The message a panic was raised with.
-pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_owned())
 }
 
 fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {

@@ -1,16 +1,25 @@
 //! The [`ToolRegistry`]: the tools an application offers, the shared state
 //! they need, and how their calls are bound and run.
 
+mod complete;
+mod dispatch;
+
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+pub use complete::{Completion, ParamRow, ValueSource};
+
 use crate::bind::{self, BindMode};
+use crate::call::CallArguments;
 use crate::codes::{CallError, ErrorCode};
-use crate::tool::{StateMap, Tool, ToolDefinition, is_valid_tool_name};
+use crate::context::StateMap;
+use crate::format::{self, Format, Selection, ToolDefinitions};
+use crate::lint::LintFinding;
+use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
 
 /// The tools an application offers a model, and the settings their calls
 /// run with.
@@ -37,7 +46,7 @@ use crate::tool::{StateMap, Tool, ToolDefinition, is_valid_tool_name};
 /// # }).unwrap();
 /// ```
 pub struct ToolRegistry {
-    pub(crate) tools: Vec<Arc<dyn Tool>>,
+    entries: Vec<Entry>,
     index: HashMap<String, usize>,
     pub(crate) states: StateMap,
     pub(crate) settings: Settings,
@@ -48,6 +57,19 @@ pub struct ToolRegistry {
     pub(crate) has_sequential: bool,
 }
 
+/// A registered tool and its definition rendered in each format, each made
+/// on first use and kept, so listing definitions renders nothing twice.
+struct Entry {
+    tool: Arc<dyn Tool>,
+    rendered: [OnceLock<Value>; Format::ALL.len()],
+}
+
+impl Entry {
+    fn rendered(&self, format: Format) -> &Value {
+        self.rendered[format.slot()].get_or_init(|| format::render(self.tool.definition(), format))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct Settings {
     pub(crate) mode: BindMode,
@@ -55,6 +77,7 @@ pub(crate) struct Settings {
     pub(crate) concurrency: usize,
     pub(crate) max_argument_bytes: usize,
     pub(crate) fast_path: bool,
+    pub(crate) null_is_absent: bool,
 }
 
 /// Why a tool could not be registered.
@@ -101,74 +124,6 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
-/// The arguments of a call: a JSON value, or the raw text a provider sent
-/// (OpenAI sends arguments as a string).
-#[derive(Clone, Debug, PartialEq)]
-pub enum CallArguments {
-    /// Arguments already parsed.
-    Json(Value),
-    /// Raw argument text; empty text and `null` mean `{}`.
-    Text(String),
-}
-
-impl From<Value> for CallArguments {
-    fn from(value: Value) -> Self {
-        CallArguments::Json(value)
-    }
-}
-
-impl From<Map<String, Value>> for CallArguments {
-    fn from(map: Map<String, Value>) -> Self {
-        CallArguments::Json(Value::Object(map))
-    }
-}
-
-impl From<String> for CallArguments {
-    fn from(text: String) -> Self {
-        CallArguments::Text(text)
-    }
-}
-
-impl From<&str> for CallArguments {
-    fn from(text: &str) -> Self {
-        CallArguments::Text(text.to_owned())
-    }
-}
-
-impl From<&String> for CallArguments {
-    fn from(text: &String) -> Self {
-        CallArguments::Text(text.clone())
-    }
-}
-
-/// One call a model asked for.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolCall {
-    /// The provider's id (`toolu_...`, `call_...`); `None` when it gave none.
-    pub id: Option<String>,
-    /// The tool's name as the model wrote it.
-    pub name: String,
-    /// The arguments as the model sent them.
-    pub arguments: CallArguments,
-}
-
-impl ToolCall {
-    /// A call with no id.
-    pub fn new(name: impl Into<String>, arguments: impl Into<CallArguments>) -> Self {
-        ToolCall {
-            id: None,
-            name: name.into(),
-            arguments: arguments.into(),
-        }
-    }
-
-    /// Sets the provider's id.
-    pub fn with_id(mut self, id: impl Into<String>) -> Self {
-        self.id = Some(id.into());
-        self
-    }
-}
-
 impl Default for ToolRegistry {
     fn default() -> Self {
         Self::new()
@@ -180,7 +135,7 @@ impl ToolRegistry {
     /// concurrent calls, argument text up to 1 MiB.
     pub fn new() -> Self {
         ToolRegistry {
-            tools: Vec::new(),
+            entries: Vec::new(),
             index: HashMap::new(),
             states: StateMap::default(),
             settings: Settings {
@@ -189,6 +144,7 @@ impl ToolRegistry {
                 concurrency: 8,
                 max_argument_bytes: 1 << 20,
                 fast_path: true,
+                null_is_absent: false,
             },
             gate: Arc::default(),
             has_sequential: false,
@@ -233,6 +189,17 @@ impl ToolRegistry {
         self
     }
 
+    /// Declares that the model is sent strict definitions
+    /// ([`Format::AnthropicStrict`] and the like), under which it sends
+    /// `null` for every optional parameter it leaves unset. Such a `null`
+    /// then means "not given" (the default, or `None`) with no warning, and
+    /// the call keeps the typed fast path. Off by default: a `null` for a
+    /// parameter with a default is then `null_replaced_by_default`.
+    pub fn with_strict_definitions(mut self, strict_definitions: bool) -> Self {
+        self.settings.null_is_absent = strict_definitions;
+        self
+    }
+
     /// Holds `value` as shared state for tools taking `State<T>`; one value
     /// per type, a second replaces the first. Add state before registering
     /// the tools that need it.
@@ -242,7 +209,7 @@ impl ToolRegistry {
     }
 
     /// The shared state of type `T`, if the registry holds one.
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<crate::State<T>> {
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<crate::context::State<T>> {
         self.states.get::<T>()
     }
 
@@ -257,7 +224,7 @@ impl ToolRegistry {
         // Building the definition runs the parameter types' `shape()`, which
         // panics for a type that contains itself.
         let definition = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| tool.definition()))
-            .map_err(|panic| RegistryError::InvalidDefinition(crate::dispatch::panic_message(&*panic)))?;
+            .map_err(|panic| RegistryError::InvalidDefinition(crate::text::panic_message(&*panic)))?;
         let name = definition.name();
         if !is_valid_tool_name(name) {
             return Err(RegistryError::InvalidName(name.to_owned()));
@@ -272,34 +239,59 @@ impl ToolRegistry {
             });
         }
         self.has_sequential |= definition.is_sequential();
-        self.index.insert(name.to_owned(), self.tools.len());
-        self.tools.push(tool);
+        self.index.insert(name.to_owned(), self.entries.len());
+        self.entries.push(Entry {
+            tool,
+            rendered: Default::default(),
+        });
         Ok(self)
     }
 
     /// The tool of this name.
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.index.get(name).map(|&i| &*self.tools[i])
+        self.index.get(name).map(|&i| &*self.entries[i].tool)
     }
 
     /// The names of every tool, in registration order.
     pub fn names(&self) -> impl Iterator<Item = &str> + Clone {
-        self.tools.iter().map(|t| t.definition().name())
+        self.tools().map(ToolDefinition::name)
     }
 
     /// Every tool's definition, in registration order.
-    pub fn definitions(&self) -> impl Iterator<Item = &ToolDefinition> {
-        self.tools.iter().map(|t| t.definition())
+    pub fn tools(&self) -> impl Iterator<Item = &ToolDefinition> + Clone {
+        self.entries.iter().map(|e| e.tool.definition())
     }
 
     /// How many tools are registered.
     pub fn len(&self) -> usize {
-        self.tools.len()
+        self.entries.len()
     }
 
     /// No tool is registered.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.entries.is_empty()
+    }
+
+    /// The selected tools' definitions in `format`, in registration order,
+    /// for a request's `tools`. Each tool is rendered once per format and
+    /// kept: listing renders nothing and copies nothing after the first time.
+    /// Serialize the result into the request, or take a `Value` with
+    /// [`ToolDefinitions::to_json`].
+    pub fn definitions(&self, format: Format, selection: &Selection) -> ToolDefinitions<'_> {
+        let items = self
+            .entries
+            .iter()
+            .filter(|e| selection.includes(e.tool.definition()))
+            .map(|e| e.rendered(format))
+            .collect();
+        ToolDefinitions::new(format, items)
+    }
+
+    /// Lints the tools `selection` takes, as one request would offer them:
+    /// names and descriptions that make models stumble.
+    pub fn lint(&self, selection: &Selection) -> Vec<LintFinding> {
+        let tools: Vec<&ToolDefinition> = self.tools().filter(|d| selection.includes(d)).collect();
+        crate::lint::lint(&tools)
     }
 
     /// The mode a tool's arguments are bound in.

@@ -10,7 +10,12 @@
 //! standard types and by `#[derive(ToolParam)]` for a user's own structs and
 //! unit-variant enums.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+mod check;
+mod param;
+
+pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
+pub use param::ToolParam;
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -126,6 +131,17 @@ pub struct Constraints {
 }
 
 impl Constraints {
+    /// No bound at all.
+    pub(crate) const NONE: Constraints = Constraints {
+        minimum: None,
+        maximum: None,
+        min_length: None,
+        max_length: None,
+        pattern: None,
+        min_items: None,
+        max_items: None,
+    };
+
     /// No bound is set.
     pub fn is_empty(&self) -> bool {
         self.minimum.is_none()
@@ -238,62 +254,6 @@ impl Shape {
         own.min_length = c.min_length.or(own.min_length);
         own.max_length = c.max_length.or(own.max_length);
         own.pattern = c.pattern.or(own.pattern.take());
-    }
-
-    fn typed_parse_is_exact(&self) -> bool {
-        match &self.kind {
-            Kind::Object(object) => object.typed_parse_is_exact(),
-            Kind::Array { items, .. } => items.typed_parse_is_exact(),
-            Kind::Map { values } => values.typed_parse_is_exact(),
-            _ => true,
-        }
-    }
-
-    /// Whether a value that parsed as this shape's type also meets its
-    /// bounds: the typed half of the fast path. Numbers are given as `f64`,
-    /// strings as text.
-    pub(crate) fn number_conforms(&self, n: f64) -> bool {
-        let c = &self.constraints;
-        let single_ok = !matches!(self.kind, Kind::Number { single: true }) || n.is_finite();
-        single_ok
-            && c.minimum.as_ref().and_then(Number::as_f64).is_none_or(|b| n >= b)
-            && c.maximum.as_ref().and_then(Number::as_f64).is_none_or(|b| n <= b)
-    }
-
-    pub(crate) fn integer_conforms(&self, n: i128) -> bool {
-        let c = &self.constraints;
-        c.minimum
-            .as_ref()
-            .is_none_or(|b| crate::bind::compare_int(n, b).is_ge())
-            && c.maximum
-                .as_ref()
-                .is_none_or(|b| crate::bind::compare_int(n, b).is_le())
-    }
-
-    pub(crate) fn text_conforms(&self, s: &str) -> bool {
-        let c = &self.constraints;
-        if c.min_length.is_some() || c.max_length.is_some() {
-            let len = s.chars().count() as u64;
-            if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
-                return false;
-            }
-        }
-        c.pattern.as_ref().is_none_or(|p| p.is_match(s))
-    }
-
-    pub(crate) fn items_conform(&self, len: usize) -> bool {
-        let c = &self.constraints;
-        let len = len as u64;
-        c.min_items.is_none_or(|m| len >= m) && c.max_items.is_none_or(|m| len <= m)
-    }
-
-    /// The element shape of an array, the value shape of a map.
-    pub(crate) fn inner(&self) -> Option<&Shape> {
-        match &self.kind {
-            Kind::Array { items, .. } => Some(items),
-            Kind::Map { values } => Some(values),
-            _ => None,
-        }
     }
 
     /// The kind's name as JSON Schema spells it (`integer`, `array`, ...);
@@ -451,20 +411,6 @@ fn strip_null(node: &mut Map<String, Value>) {
 }
 
 impl ObjectShape {
-    /// Whether a typed parse of this object accepts exactly the arguments
-    /// the binder accepts without a warning (see
-    /// [`ToolDefinition::has_fast_path`](crate::ToolDefinition::has_fast_path)).
-    pub fn typed_parse_is_exact(&self) -> bool {
-        self.rejects_unknown
-            && self.fields.iter().all(|f| {
-                // A defaulted field whose type takes `null` (a `Value`, an
-                // `Option` behind a newtype or alias) would keep the `null`
-                // in a typed parse, where the binder uses the default.
-                let null_is_a_value = f.shape.nullable || matches!(f.shape.kind, Kind::Any);
-                !(f.presence == Presence::Defaulted && null_is_a_value) && f.shape.typed_parse_is_exact()
-            })
-    }
-
     /// The field of this wire name.
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
@@ -532,238 +478,10 @@ impl Field {
     }
 }
 
-/// A type that can be a tool parameter: it knows its [`Shape`] and can be
-/// deserialized from the JSON the binder produces.
-///
-/// Implemented for `String`, `bool`, the integer and float types, `Option`,
-/// `Vec`, `HashSet`/`BTreeSet`, `HashMap`/`BTreeMap<String, T>`,
-/// `serde_json::Value`, and by `#[derive(ToolParam)]` for your own structs and
-/// unit-variant enums. Not for context the runtime injects (`ToolContext`,
-/// `State<T>`): those never appear in the schema.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter",
-    label = "this type does not implement `ToolParam`",
-    note = "use a JSON-like type (String, bool, integers, floats, Option, Vec, sets, maps with String keys, serde_json::Value), or add `#[derive(ToolParam, Deserialize)]` to your struct or unit-variant enum"
-)]
-pub trait ToolParam: serde::de::DeserializeOwned {
-    /// This type's shape. Called once per tool, when its definition is built.
-    fn shape() -> Shape;
-
-    /// Whether this value, parsed as its type, also meets `shape`'s bounds
-    /// (the typed half of `#[tool]`'s fast path). The default, `false`, sends
-    /// every call through the full binder, which is always correct.
-    #[doc(hidden)]
-    fn __conforms(&self, shape: &Shape) -> bool {
-        let _ = shape;
-        false
-    }
-
-    /// Reads the next map value as this type (the fast path's typed parse).
-    #[doc(hidden)]
-    fn __next_value<'de, A: serde::de::MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
-        map.next_value()
-    }
-
-    /// Takes parameter `name` as this type. Used by `#[tool]`'s generated
-    /// code, so that every use of a parameter type is one `ToolParam` bound.
-    #[doc(hidden)]
-    fn __take(arguments: &mut crate::bind::BoundArguments, name: &str) -> Option<Self> {
-        arguments.take(name)
-    }
-
-    /// Takes parameter `name`, or the default when it is absent.
-    #[doc(hidden)]
-    fn __take_or_else(
-        arguments: &mut crate::bind::BoundArguments,
-        name: &str,
-        default: impl FnOnce() -> Self,
-    ) -> Option<Self> {
-        arguments.take_or_else(name, default)
-    }
-}
-
-macro_rules! integer_params {
-    ($($t:ty),*) => {$(
-        impl ToolParam for $t {
-            fn shape() -> Shape {
-                Shape::new(Kind::Integer { min: <$t>::MIN as i128, max: <$t>::MAX as i128 })
-            }
-
-            fn __conforms(&self, shape: &Shape) -> bool {
-                shape.integer_conforms(*self as i128)
-            }
-        }
-    )*};
-}
-integer_params!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
-
-impl ToolParam for i128 {
-    fn shape() -> Shape {
-        Shape::new(Kind::Integer {
-            min: i128::MIN,
-            max: i128::MAX,
-        })
-    }
-}
-
-impl ToolParam for u128 {
-    fn shape() -> Shape {
-        Shape::new(Kind::Integer { min: 0, max: i128::MAX })
-    }
-}
-
-impl ToolParam for f64 {
-    fn shape() -> Shape {
-        Shape::new(Kind::Number { single: false })
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        shape.number_conforms(*self)
-    }
-}
-
-impl ToolParam for f32 {
-    fn shape() -> Shape {
-        Shape::new(Kind::Number { single: true })
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        shape.number_conforms(f64::from(*self))
-    }
-}
-
-impl ToolParam for bool {
-    fn shape() -> Shape {
-        Shape::new(Kind::Boolean)
-    }
-
-    fn __conforms(&self, _: &Shape) -> bool {
-        true
-    }
-}
-
-impl ToolParam for String {
-    fn shape() -> Shape {
-        Shape::new(Kind::String)
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        shape.text_conforms(self)
-    }
-}
-
-impl ToolParam for Value {
-    fn shape() -> Shape {
-        Shape::new(Kind::Any)
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        (shape.nullable || !self.is_null()) && !crate::bind::nesting_exceeds(self, crate::bind::MAX_DEPTH)
-    }
-}
-
-impl<T: ToolParam> ToolParam for Option<T> {
-    fn shape() -> Shape {
-        let mut shape = T::shape();
-        shape.nullable = true;
-        shape
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        self.as_ref().is_none_or(|v| v.__conforms(shape))
-    }
-}
-
-/// A list's items meet the list's item bounds and each the element shape.
-fn list_conforms<'a, T: ToolParam + 'a>(shape: &Shape, items: impl ExactSizeIterator<Item = &'a T>) -> bool {
-    let Some(inner) = shape.inner() else {
-        return false;
-    };
-    shape.items_conform(items.len()) && { items }.all(|v| v.__conforms(inner))
-}
-
-fn map_conforms<'a, T: ToolParam + 'a>(shape: &Shape, values: impl ExactSizeIterator<Item = &'a T>) -> bool {
-    let Some(inner) = shape.inner() else {
-        return false;
-    };
-    shape.items_conform(values.len()) && { values }.all(|v| v.__conforms(inner))
-}
-
-fn array_of<T: ToolParam>(unique: bool) -> Shape {
-    Shape::new(Kind::Array {
-        items: Box::new(T::shape()),
-        unique,
-    })
-}
-
-impl<T: ToolParam> ToolParam for Vec<T> {
-    fn shape() -> Shape {
-        array_of::<T>(false)
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        list_conforms(shape, self.iter())
-    }
-}
-
-impl<T: ToolParam + Eq + std::hash::Hash, S: std::hash::BuildHasher + Default> ToolParam for HashSet<T, S> {
-    fn shape() -> Shape {
-        array_of::<T>(true)
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        list_conforms(shape, self.iter())
-    }
-}
-
-impl<T: ToolParam + Ord> ToolParam for BTreeSet<T> {
-    fn shape() -> Shape {
-        array_of::<T>(true)
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        list_conforms(shape, self.iter())
-    }
-}
-
-fn map_of<T: ToolParam>() -> Shape {
-    Shape::new(Kind::Map {
-        values: Box::new(T::shape()),
-    })
-}
-
-impl<T: ToolParam, S: std::hash::BuildHasher + Default> ToolParam for HashMap<String, T, S> {
-    fn shape() -> Shape {
-        map_of::<T>()
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        map_conforms(shape, self.values())
-    }
-}
-
-impl<T: ToolParam> ToolParam for BTreeMap<String, T> {
-    fn shape() -> Shape {
-        map_of::<T>()
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        map_conforms(shape, self.values())
-    }
-}
-
-impl<T: ToolParam> ToolParam for Box<T> {
-    fn shape() -> Shape {
-        T::shape()
-    }
-
-    fn __conforms(&self, shape: &Shape) -> bool {
-        (**self).__conforms(shape)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::{BTreeSet, HashMap};
+
     use super::*;
     use serde_json::json;
 

@@ -1,0 +1,101 @@
+//! Pieces of generated code that the normal expansion, the dispatcher and
+//! the fallback all emit: the function without `#[param]`, the unit struct,
+//! a parameter's default, and the `Ok` type of a `Result`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{ToolFn, last_segment};
+
+/// The function as written, minus the `#[param]` attributes.
+pub fn stripped_fn(function: &syn::ItemFn) -> syn::ItemFn {
+    let mut function = function.clone();
+    for input in &mut function.sig.inputs {
+        let attrs = match input {
+            syn::FnArg::Typed(pat_type) => &mut pat_type.attrs,
+            syn::FnArg::Receiver(receiver) => &mut receiver.attrs,
+        };
+        attrs.retain(|a| !crate::attr::is_param_attr(a));
+    }
+    function
+}
+
+/// The generated unit struct.
+pub fn struct_item(model: &ToolFn<'_>) -> TokenStream {
+    let vis = &model.item.vis;
+    let ident = model.struct_ident();
+    let fn_name = model.fn_ident();
+    let doc = format!("The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`.");
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #ident;
+    }
+}
+
+/// The default's value as an expression of type `ty`. A string literal is
+/// converted with `Into`, so `default = "main"` works for `String`.
+pub fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
+    match expr {
+        None => quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()),
+        Some(
+            expr @ syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(_), ..
+            }),
+        ) => {
+            quote_spanned!(expr.span()=> { let __value: #ty = ::core::convert::Into::into(#expr); __value })
+        }
+        Some(expr) => quote_spanned!(expr.span()=> { let __value: #ty = #expr; __value }),
+    }
+}
+
+/// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
+pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
+    let segment = last_segment(ty)?;
+    if segment.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// `T: ToolParam,` for every model-visible parameter type, spanned wholly at
+/// the type: the tool's impls carry these bounds, so a type that cannot be a
+/// parameter gets one error, at the type, and the code relying on the bound
+/// gets none.
+pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
+    let rt = &model.rt;
+    model
+        .model_params()
+        .map(|param| {
+            let ty = param.ty;
+            // The type keeps its own spans and the rest takes its last
+            // token's, so the error underlines the whole type.
+            let last = quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span());
+            let bound = respan(quote!(: #rt::__private::ToolParam,), last);
+            quote!(#ty #bound)
+        })
+        .collect()
+}
+
+/// `tokens` with every span replaced by `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            }
+            tree.set_span(span);
+            tree
+        })
+        .collect()
+}

@@ -1,0 +1,63 @@
+//! [`BoundArguments`]: where a tool takes its parameters from once the
+//! binder has accepted a call.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::codes::{CallError, ErrorCode};
+
+/// The normalized arguments of one call, from which the generated
+/// dispatcher takes each parameter as its Rust type.
+///
+/// A deserialization failure (possible only with a hand-written
+/// `Deserialize` that is stricter than its schema) is recorded as a
+/// `type_mismatch` at the parameter, so every failure still reaches the model.
+#[derive(Debug)]
+pub struct BoundArguments {
+    map: Map<String, Value>,
+    errors: Vec<CallError>,
+}
+
+impl BoundArguments {
+    /// Wraps an argument object that [`normalize`] accepted.
+    pub fn new(map: Map<String, Value>) -> Self {
+        BoundArguments {
+            map,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Takes parameter `name`; an absent one deserializes from `null`
+    /// (which gives `None` for `Option`).
+    pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
+        let value = self.map.remove(name).unwrap_or(Value::Null);
+        self.deserialize(name, value)
+    }
+
+    /// Takes parameter `name`, or `default()` when it is absent.
+    pub fn take_or_else<T: DeserializeOwned>(&mut self, name: &str, default: impl FnOnce() -> T) -> Option<T> {
+        match self.map.remove(name) {
+            None => Some(default()),
+            Some(value) => self.deserialize(name, value),
+        }
+    }
+
+    fn deserialize<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {
+        match serde_json::from_value(value) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.errors.push(CallError::new(
+                    ErrorCode::TypeMismatch,
+                    name,
+                    format!("the value was rejected: {e}"),
+                ));
+                None
+            }
+        }
+    }
+
+    /// The errors met while taking parameters.
+    pub fn into_errors(self) -> Vec<CallError> {
+        self.errors
+    }
+}

@@ -1,0 +1,122 @@
+//! The sentences of binding problems: what a shape accepts
+//! (`an integer from 1 to 10000`) and what a value was (`the string "abc"`).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::schema::{Kind, Shape};
+
+/// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
+/// `one of "read", "write"`, `a list of strings`.
+pub(crate) fn expected(shape: &Shape) -> String {
+    let c = &shape.constraints;
+    let mut out = match &shape.kind {
+        Kind::String => "a string".to_owned(),
+        Kind::Boolean => "true or false".to_owned(),
+        Kind::Integer { min, max } => {
+            // A type's own limit is worth saying only when it is narrow
+            // (an `u8`'s 255, not an `u64`'s 18446744073709551615).
+            const WIDE: i128 = 1 << 53;
+            let lo = c
+                .minimum
+                .as_ref()
+                .map(ToString::to_string)
+                .or_else(|| (*min > -WIDE).then(|| min.to_string()));
+            let hi = c
+                .maximum
+                .as_ref()
+                .map(ToString::to_string)
+                .or_else(|| (*max < WIDE).then(|| max.to_string()));
+            match (lo, hi) {
+                (Some(lo), Some(hi)) => format!("an integer from {lo} to {hi}"),
+                (Some(lo), None) => format!("an integer of at least {lo}"),
+                (None, Some(hi)) => format!("an integer of at most {hi}"),
+                (None, None) => "an integer".to_owned(),
+            }
+        }
+        Kind::Number { single } => {
+            let mut s = "a number".to_owned();
+            match (&c.minimum, &c.maximum) {
+                (Some(lo), Some(hi)) => {
+                    let _ = write!(s, " from {lo} to {hi}");
+                }
+                (Some(lo), None) => {
+                    let _ = write!(s, " of at least {lo}");
+                }
+                (None, Some(hi)) => {
+                    let _ = write!(s, " of at most {hi}");
+                }
+                (None, None) if *single => s.push_str(" within the range of a 32-bit float"),
+                (None, None) => {}
+            }
+            s
+        }
+        Kind::Enum(values) => {
+            let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+            format!("one of {}", quoted.join(", "))
+        }
+        Kind::Array { items, unique } => {
+            let what = if *unique { "a list of distinct" } else { "a list of" };
+            format!("{what} {}", plural(&expected(items)))
+        }
+        Kind::Map { values } => format!("an object whose values are {}", plural(&expected(values))),
+        Kind::Object(object) => {
+            let names: Vec<&str> = object.fields.iter().map(|f| f.name.as_str()).collect();
+            format!("an object with the fields {}", names.join(", "))
+        }
+        Kind::Any => "any JSON value".to_owned(),
+    };
+    let bounds = |lo: Option<u64>, hi: Option<u64>, unit: &str| match (lo, hi) {
+        (Some(lo), Some(hi)) => format!(" of {lo} to {hi} {unit}"),
+        (Some(lo), None) => format!(" of at least {lo} {unit}"),
+        (None, Some(hi)) => format!(" of at most {hi} {unit}"),
+        (None, None) => String::new(),
+    };
+    if matches!(shape.kind, Kind::String) {
+        out.push_str(&bounds(c.min_length, c.max_length, "characters"));
+    }
+    if matches!(shape.kind, Kind::Array { .. }) {
+        out.push_str(&bounds(c.min_items, c.max_items, "items"));
+    }
+    if matches!(shape.kind, Kind::Map { .. }) {
+        out.push_str(&bounds(c.min_items, c.max_items, "keys"));
+    }
+    out
+}
+
+/// `a string` -> `strings`, `an integer from 1 to 5` -> `integers from 1 to 5`.
+fn plural(phrase: &str) -> String {
+    let rest = phrase
+        .strip_prefix("a ")
+        .or_else(|| phrase.strip_prefix("an "))
+        .unwrap_or(phrase);
+    match rest.split_once(' ') {
+        Some((noun, tail)) if !rest.starts_with("list") && !rest.starts_with("object") => {
+            format!("{noun}s {tail}")
+        }
+        _ if rest == "string" || rest == "integer" || rest == "number" => format!("{rest}s"),
+        _ => phrase.to_owned(),
+    }
+}
+
+/// How a value reads in a sentence: `the string "abc"`, `the number 0.5`,
+/// `true`, `a list`, `an object`, `null`.
+pub(crate) fn describe_value(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => describe_str(s),
+        Value::Array(_) => "a list".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+pub(crate) fn describe_str(s: &str) -> String {
+    const LIMIT: usize = 40;
+    match s.char_indices().nth(LIMIT) {
+        Some((cut, _)) => format!("the string {:?}...", &s[..cut]),
+        None => format!("the string {s:?}"),
+    }
+}

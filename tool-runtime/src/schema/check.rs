@@ -1,0 +1,103 @@
+//! The bounds a value must meet, checked in one place for both ways a call
+//! is bound: the full binder (on JSON values) and the typed fast path (on
+//! the values as they are parsed). Each check answers only "does it fit";
+//! the binder turns a "no" into an error the model reads.
+
+use std::cmp::Ordering;
+
+use serde_json::{Number, Value};
+
+use super::{Kind, Shape};
+
+/// Deepest nesting accepted inside a `serde_json::Value` parameter. Deeper
+/// values are an `out_of_range` error rather than a risk to the stack.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// Why a string does not fit its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextProblem {
+    /// Too few or too many characters (the count is given).
+    Length(u64),
+    /// The pattern does not match.
+    Pattern,
+}
+
+impl Shape {
+    /// Whether an integer fits the type's range and the declared bounds.
+    pub(crate) fn integer_fits(&self, n: i128) -> bool {
+        let Kind::Integer { min, max } = self.kind else {
+            return false;
+        };
+        let c = &self.constraints;
+        (min..=max).contains(&n)
+            && c.minimum.as_ref().is_none_or(|b| compare_int(n, b).is_ge())
+            && c.maximum.as_ref().is_none_or(|b| compare_int(n, b).is_le())
+    }
+
+    /// Whether a number fits the declared bounds, as the tool receives it:
+    /// an `f32` is rounded first, and must stay finite.
+    pub(crate) fn number_fits(&self, n: f64) -> bool {
+        let received = match self.kind {
+            Kind::Number { single: true } => f64::from(n as f32),
+            _ => n,
+        };
+        let c = &self.constraints;
+        received.is_finite()
+            && c.minimum
+                .as_ref()
+                .and_then(Number::as_f64)
+                .is_none_or(|b| received >= b)
+            && c.maximum
+                .as_ref()
+                .and_then(Number::as_f64)
+                .is_none_or(|b| received <= b)
+    }
+
+    /// Checks a string's length (in characters) and pattern.
+    pub(crate) fn check_text(&self, s: &str) -> Result<(), TextProblem> {
+        let c = &self.constraints;
+        if c.min_length.is_some() || c.max_length.is_some() {
+            let len = s.chars().count() as u64;
+            if c.min_length.is_some_and(|m| len < m) || c.max_length.is_some_and(|m| len > m) {
+                return Err(TextProblem::Length(len));
+            }
+        }
+        match &c.pattern {
+            Some(p) if !p.is_match(s) => Err(TextProblem::Pattern),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether a string is one of an enum's values, exactly.
+    pub(crate) fn enum_has(&self, s: &str) -> bool {
+        matches!(&self.kind, Kind::Enum(values) if values.iter().any(|v| v == s))
+    }
+
+    /// Whether a list's or map's item count fits the item bounds.
+    pub(crate) fn items_fit(&self, len: usize) -> bool {
+        let c = &self.constraints;
+        let len = len as u64;
+        c.min_items.is_none_or(|m| len >= m) && c.max_items.is_none_or(|m| len <= m)
+    }
+}
+
+/// Compares an integer with a bound that may be any JSON number.
+fn compare_int(n: i128, bound: &Number) -> Ordering {
+    if let Some(b) = bound.as_i64() {
+        n.cmp(&i128::from(b))
+    } else if let Some(b) = bound.as_u64() {
+        n.cmp(&i128::from(b))
+    } else {
+        let b = bound.as_f64().unwrap_or(f64::NAN);
+        (n as f64).partial_cmp(&b).unwrap_or(Ordering::Equal)
+    }
+}
+
+/// Whether `value` nests deeper than `limit` levels; never recurses past it.
+pub(crate) fn nesting_exceeds(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::Array(items) => limit == 0 || items.iter().any(|v| nesting_exceeds(v, limit - 1)),
+        Value::Object(map) => limit == 0 || map.values().any(|v| nesting_exceeds(v, limit - 1)),
+        _ => false,
+    }
+}
