@@ -37,11 +37,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let results = registry.call_all(calls).await;
     for result in &results {
         for warning in &result.warnings {
-            eprintln!("warning: {} ({}): {}", result.tool, warning, warning.detail);
+            eprintln!("warning: {}: {warning}", result.tool);
         }
     }
     println!("\n== Reply (`role: \"user\"` message of `tool_result` blocks) ==");
-    let reply = anthropic::ToolResultMessage::answering(&assistant, results)?.to_json();
+    let reply = anthropic::reply(&results)?;
     println!("{}", serde_json::to_string_pretty(&reply)?);
     Ok(())
 }

@@ -72,7 +72,11 @@ fn completion_fills_defaults_and_reports_what_is_missing() {
         ]
     );
     assert_eq!(completion.params[2].rust_type, "u32");
-    let warnings: Vec<String> = completion.warnings.iter().map(ToString::to_string).collect();
+    let warnings: Vec<String> = completion
+        .warnings
+        .iter()
+        .map(tool_runtime::Warning::code_path)
+        .collect();
     assert_eq!(
         warnings,
         [
@@ -89,12 +93,20 @@ fn completion_reports_wrong_values_and_unknown_tools() {
         .complete("probe", json!({"pattern": "x", "max_results": 0}))
         .unwrap();
     assert!(completion.missing.is_empty());
-    assert_eq!(completion.errors[0].to_string(), "out_of_range:max_results");
+    assert_eq!(completion.errors[0].code_path(), "out_of_range:max_results");
     assert!(!completion.is_ready());
     let ready = registry.complete("probe", r#"{"pattern": "x"}"#).unwrap();
     assert!(ready.is_ready());
     let err = registry.complete("prbe", json!({})).unwrap_err();
-    assert_eq!(err.to_string(), "unknown_tool:prbe");
+    assert_eq!(err.code_path(), "unknown_tool:prbe");
+    // A CallError is a std error whose message says what went wrong.
+    let boxed: Box<dyn std::error::Error> = Box::new(err);
+    assert!(
+        boxed
+            .to_string()
+            .starts_with("unknown_tool:prbe: no tool is named `prbe`"),
+        "{boxed}"
+    );
 }
 
 #[tokio::test]
@@ -255,7 +267,7 @@ proptest! {
             strict
         }] {
             let result = block_on(registry.call("probe", args.clone()));
-            prop_assert!(result.outcome != tool_runtime::Outcome::Panicked, "{}", result.text());
+            prop_assert!(result.outcome() != tool_runtime::Outcome::Panicked, "{}", result.text());
             if result.is_error {
                 prop_assert!(!result.errors.is_empty());
                 continue;
@@ -272,7 +284,7 @@ proptest! {
     #[test]
     fn no_raw_text_panics(raw in ".{0,64}") {
         let result = block_on(registry().call("probe", raw));
-        prop_assert!(result.outcome != tool_runtime::Outcome::Panicked);
+        prop_assert!(result.outcome() != tool_runtime::Outcome::Panicked);
     }
 }
 

@@ -161,7 +161,7 @@ async fn a_slow_tool_times_out_and_the_registry_keeps_serving() {
     let registry = registry().with_timeout(Some(Duration::from_secs(1)));
     let result = registry.call("wait", json!({"label": "late", "millis": 60_000})).await;
     assert!(result.is_error);
-    assert_eq!(result.outcome, Outcome::TimedOut);
+    assert_eq!(result.outcome(), Outcome::TimedOut);
     assert!(
         result.text().contains("did not finish within 1 seconds"),
         "{}",
@@ -175,7 +175,7 @@ async fn a_slow_tool_times_out_and_the_registry_keeps_serving() {
 async fn a_timed_out_tool_sees_its_cancellation() {
     let registry = registry().with_timeout(Some(Duration::from_millis(100)));
     let result = registry.call("hang", json!({})).await;
-    assert_eq!(result.outcome, Outcome::TimedOut);
+    assert_eq!(result.outcome(), Outcome::TimedOut);
     tokio::time::sleep(Duration::from_millis(1)).await;
     assert_eq!(stopped(&registry), 1, "the tool's background work was told to stop");
 }
@@ -190,7 +190,7 @@ async fn a_panicking_tool_is_an_error_result() {
         ])
         .await;
     assert!(results[0].is_error);
-    assert_eq!(results[0].outcome, Outcome::Panicked);
+    assert_eq!(results[0].outcome(), Outcome::Panicked);
     assert!(results[0].text().contains("boom"), "{}", results[0].text());
     assert_eq!(results[1].text(), "r1", "the other call of the message still ran");
     let again = registry.call("wait", json!({"label": "still here", "millis": 1})).await;
@@ -208,7 +208,7 @@ async fn a_cancelled_call_is_an_error_result() {
     };
     let (result, ()) = tokio::join!(call, cancel);
     assert!(result.is_error);
-    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert_eq!(result.outcome(), Outcome::Cancelled);
     assert!(result.text().contains("cancelled"), "{}", result.text());
 
     let cancellation = Cancellation::new();
@@ -218,7 +218,7 @@ async fn a_cancelled_call_is_an_error_result() {
         cancellation.cancel();
     };
     let (result, ()) = tokio::join!(call, cancel);
-    assert_eq!(result.outcome, Outcome::Cancelled);
+    assert_eq!(result.outcome(), Outcome::Cancelled);
     tokio::time::sleep(Duration::from_millis(1)).await;
     assert_eq!(stopped(&registry), 1);
 }
@@ -230,8 +230,8 @@ async fn a_time_out_never_raises_the_caller_s_signal() {
     let slow = registry.call_cancellable(ToolCall::new("hang", json!({})), &shared);
     let quick = registry.call_cancellable(wait_call("wait", 0, 50), &shared);
     let (slow, quick) = tokio::join!(slow, quick);
-    assert_eq!(slow.outcome, Outcome::TimedOut);
-    assert_eq!(quick.outcome, Outcome::Success, "{}", quick.text());
+    assert_eq!(slow.outcome(), Outcome::TimedOut);
+    assert_eq!(quick.outcome(), Outcome::Success, "{}", quick.text());
     assert!(!shared.is_cancelled(), "the caller's signal is the caller's to raise");
     tokio::time::sleep(Duration::from_millis(1)).await;
     assert_eq!(stopped(&registry), 1, "the timed-out call's own signal was raised");
@@ -249,7 +249,7 @@ async fn a_blocking_plain_fn_is_timed_out_and_does_not_stall_the_executor() {
     let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_millis(50)));
     registry.register(Block).unwrap();
     let result = registry.call("block", json!({"millis": 400})).await;
-    assert_eq!(result.outcome, Outcome::TimedOut, "{}", result.text());
+    assert_eq!(result.outcome(), Outcome::TimedOut, "{}", result.text());
     let quick = registry.call("block", json!({"millis": 0})).await;
     assert_eq!(quick.text(), "done");
 }

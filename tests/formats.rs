@@ -9,7 +9,7 @@ mod common {
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tool_runtime::LintRule;
-use tool_runtime::format::{Format, Selection, anthropic, gemini, mcp, openai};
+use tool_runtime::format::{Format, FormatErrorKind, Selection, anthropic, gemini, mcp, openai};
 use tool_runtime::{Content, ToolError, ToolParam, ToolRegistry, tool};
 
 use common::probe::Probe;
@@ -183,12 +183,10 @@ async fn anthropic_round_trip_keeps_order_and_puts_notices_last() {
         {"type": "tool_use", "id": "toolu_c", "name": "export_report", "input": {"month": "2026-11"}},
     ]});
     let calls = anthropic::tool_calls(&assistant).unwrap();
-    let mut results = registry.call_all(calls).await;
-    results.reverse(); // however they arrive, the reply follows the tool_use order
-    let reply = anthropic::ToolResultMessage::answering(&assistant, results)
-        .unwrap()
-        .notice("2 of 5 tool calls left")
-        .to_json();
+    // call_all returns the results in the order of the tool_use blocks,
+    // and the reply keeps that order.
+    let results = registry.call_all(calls).await;
+    let reply = anthropic::reply_with_notice(&results, "2 of 5 tool calls left").unwrap();
     assert_eq!(reply["role"], "user");
     let content = reply["content"].as_array().unwrap();
     let ids: Vec<&str> = content.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
@@ -203,16 +201,17 @@ async fn anthropic_round_trip_keeps_order_and_puts_notices_last() {
 }
 
 #[tokio::test]
-async fn unmatched_results_are_a_clear_error() {
+async fn results_that_cannot_answer_their_calls_are_a_clear_error() {
     let registry = registry();
-    let assistant = json!({"content": [
-        {"type": "tool_use", "id": "toolu_1", "name": "fail_loudly", "input": {"reason": "x"}},
-    ]});
-    let stray = registry
-        .call_one(tool_runtime::ToolCall::new("fail_loudly", json!({"reason": "y"})).with_id("toolu_9"))
-        .await;
-    let err = anthropic::ToolResultMessage::answering(&assistant, vec![stray]).unwrap_err();
+    let call = tool_runtime::ToolCall::new("fail_loudly", json!({"reason": "y"})).with_id("toolu_9");
+    let twice = registry.call_all([call.clone(), call]).await;
+    let err = anthropic::reply(&twice).unwrap_err();
     assert!(err.to_string().contains("toolu_9"), "{err}");
+    assert_eq!(err.kind(), FormatErrorKind::DuplicateId);
+    let without_id = registry.call("fail_loudly", json!({"reason": "y"})).await;
+    let err = openai::chat_reply(&[without_id]).unwrap_err();
+    assert_eq!(err.kind(), FormatErrorKind::MissingId);
+    assert!(err.to_string().contains("fail_loudly"), "{err}");
 }
 
 #[tokio::test]
@@ -226,7 +225,7 @@ async fn openai_chat_round_trip_parses_string_arguments() {
     let results = registry.call_all(calls).await;
     assert_eq!(results[0].structured_content.as_ref().unwrap()["max_results"], 7);
     assert_eq!(results[1].error_codes(), ["json_parse_error"]);
-    let messages = openai::chat_reply(&completion, &results).unwrap();
+    let messages = openai::chat_reply(&results).unwrap();
     assert_eq!(messages[0]["role"], "tool");
     assert_eq!(messages[0]["tool_call_id"], "call_1");
     assert_eq!(messages[1]["tool_call_id"], "call_2");
@@ -239,7 +238,7 @@ async fn openai_chat_tool_messages_describe_images_they_cannot_carry() {
     let result = registry
         .call_one(tool_runtime::ToolCall::new("render_chart", json!({"values": [1]})).with_id("call_1"))
         .await;
-    let messages = openai::chat_tool_messages(&[result]);
+    let messages = openai::chat_reply(&[result]).unwrap();
     assert_eq!(
         messages[0]["content"],
         "A bar chart of 1 values.\n[an image (image/png) that this format cannot show]"
@@ -254,9 +253,9 @@ async fn openai_responses_round_trip() {
         {"type": "function_call", "id": "fc_2", "call_id": "call_b", "name": "fail_loudly", "arguments": "{\"reason\": \"z\"}"},
     ]});
     let results = registry
-        .call_all(openai::responses_function_calls(&response).unwrap())
+        .call_all(openai::responses_tool_calls(&response).unwrap())
         .await;
-    let items = openai::responses_reply(&response, &results).unwrap();
+    let items = openai::responses_reply(&results).unwrap();
     assert_eq!(items[0]["type"], "function_call_output");
     assert_eq!(items[0]["call_id"], "call_a");
     assert_eq!(items[0]["output"][1]["type"], "input_image");
@@ -276,8 +275,8 @@ async fn gemini_round_trip() {
         {"functionCall": {"name": "probe", "args": {"pattern": "src/**"}}},
         {"functionCall": {"name": "fail_loudly", "args": {"reason": "q"}}},
     ]}}]});
-    let results = registry.call_all(gemini::function_calls(&response).unwrap()).await;
-    let content = gemini::reply(&response, &results).unwrap();
+    let results = registry.call_all(gemini::tool_calls(&response).unwrap()).await;
+    let content = gemini::reply(&results).unwrap();
     let parts = content["parts"].as_array().unwrap();
     assert_eq!(parts[0]["functionResponse"]["name"], "probe");
     assert_eq!(parts[0]["functionResponse"]["response"]["output"]["pattern"], "src/**");
@@ -292,11 +291,11 @@ async fn gemini_round_trip() {
 async fn mcp_round_trip() {
     let registry = registry();
     let call = mcp::tool_call(&json!({"name": "probe", "arguments": {"pattern": "a"}})).unwrap();
-    let result = mcp::call_tool_result(&registry.call_one(call).await);
+    let result = mcp::reply(&registry.call_one(call).await);
     assert_eq!(result["isError"], false);
     assert_eq!(result["structuredContent"]["pattern"], "a");
     let image = registry.call("render_chart", json!({"values": []})).await;
-    let result = mcp::call_tool_result(&image);
+    let result = mcp::reply(&image);
     assert_eq!(
         result["content"][1],
         json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"})

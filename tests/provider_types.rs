@@ -505,7 +505,7 @@ fn check_turn_results(provider: &str, results: &[ToolResult]) {
             result.is_error,
             *fails,
             "{provider}: `{name}` gave {:?}: {}",
-            result.outcome,
+            result.outcome(),
             result.text()
         );
     }
@@ -531,28 +531,16 @@ async fn anthropic_cases(registry: &ToolRegistry, cases: &mut Cases) {
     let results = registry.call_all(calls).await;
     check_turn_results("anthropic", &results);
 
-    let message = anthropic::ToolResultMessage::answering(&assistant, results.clone())
-        .unwrap()
-        .notice("9 of 20 tool calls left in this task")
-        .to_json();
-    cases.add("anthropic_message", "ToolResultMessage with a notice", message);
+    let message = anthropic::reply_with_notice(&results, "9 of 20 tool calls left in this task").unwrap();
+    cases.add("anthropic_message", "reply_with_notice", message);
     cases.add(
         "anthropic_message",
-        "tool_result_message, two notices",
-        anthropic::tool_result_message(&results, &["It is 12:00 UTC.", "Budget: 3 calls left."]),
-    );
-    cases.add(
-        "anthropic_message",
-        "tool_result_message, no notice",
-        anthropic::tool_result_message(&results, &[]),
+        "reply, no notice",
+        anthropic::reply(&results).unwrap(),
     );
     for result in &results {
-        let message = json!({"role": "user", "content": [anthropic::tool_result_block(result)]});
-        cases.add(
-            "anthropic_message",
-            format!("tool_result_block {}", result.tool),
-            message,
-        );
+        let message = anthropic::reply(std::slice::from_ref(result)).unwrap();
+        cases.add("anthropic_message", format!("reply {}", result.tool), message);
     }
 }
 
@@ -567,16 +555,7 @@ async fn openai_chat_cases(registry: &ToolRegistry, cases: &mut Cases) {
     assert!(calls.iter().all(|c| matches!(c.arguments, CallArguments::Text(_))));
     let results = registry.call_all(calls).await;
     check_turn_results("openai chat", &results);
-    for (i, message) in openai::chat_tool_messages(&results).into_iter().enumerate() {
-        cases.add("openai_chat_tool_message", format!("chat_tool_messages[{i}]"), message);
-    }
-    let mut reversed = results.clone();
-    reversed.reverse();
-    for (i, message) in openai::chat_reply(&assistant, &reversed)
-        .unwrap()
-        .into_iter()
-        .enumerate()
-    {
+    for (i, message) in openai::chat_reply(&results).unwrap().into_iter().enumerate() {
         cases.add("openai_chat_tool_message", format!("chat_reply[{i}]"), message);
     }
 }
@@ -595,17 +574,10 @@ async fn openai_responses_cases(registry: &ToolRegistry, cases: &mut Cases) {
             item.clone(),
         );
     }
-    let calls = openai::responses_function_calls(&response).unwrap();
+    let calls = openai::responses_tool_calls(&response).unwrap();
     let results = registry.call_all(calls).await;
     check_turn_results("openai responses", &results);
-    for (i, item) in openai::responses_outputs(&results).into_iter().enumerate() {
-        cases.add("openai_function_call_output", format!("responses_outputs[{i}]"), item);
-    }
-    for (i, item) in openai::responses_reply(&response, &results)
-        .unwrap()
-        .into_iter()
-        .enumerate()
-    {
+    for (i, item) in openai::responses_reply(&results).unwrap().into_iter().enumerate() {
         cases.add("openai_function_call_output", format!("responses_reply[{i}]"), item);
     }
 }
@@ -615,24 +587,19 @@ async fn gemini_cases(registry: &ToolRegistry, cases: &mut Cases) {
         let turn = gemini_model_turn(with_ids);
         let label = if with_ids { "with ids" } else { "without ids" };
         cases.add("gemini_content", format!("model turn {label} (fixture)"), turn.clone());
-        let calls = gemini::function_calls(&turn).unwrap();
+        let calls = gemini::tool_calls(&turn).unwrap();
         let results = registry.call_all(calls).await;
         check_turn_results("gemini", &results);
         cases.add(
             "gemini_content",
-            format!("function_response_content {label}"),
-            gemini::function_response_content(&results),
-        );
-        cases.add(
-            "gemini_content",
             format!("reply {label}"),
-            gemini::reply(&turn, &results).unwrap(),
+            gemini::reply(&results).unwrap(),
         );
         for result in &results {
             cases.add(
                 "gemini_content",
-                format!("function_response_content {label} {}", result.tool),
-                gemini::function_response_content(std::slice::from_ref(result)),
+                format!("reply {label} {}", result.tool),
+                gemini::reply(std::slice::from_ref(result)).unwrap(),
             );
         }
     }
@@ -662,7 +629,7 @@ async fn mcp_cases(registry: &ToolRegistry, cases: &mut Cases) {
         .filter_map(|d| d.output_schema().map(|s| (d.name(), s)))
         .collect();
     for (i, result) in results.iter().enumerate() {
-        let value = mcp::call_tool_result(result);
+        let value = mcp::reply(result);
         // MCP: a tool with an output schema must return structured content
         // that conforms to it.
         if let (Some(schema), false) = (output_schemas.get(result.tool.as_str()), result.is_error) {

@@ -96,7 +96,7 @@ async fn defaults_fill_absent_parameters() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.text(), "Hello, Ada!");
     assert!(result.warnings.is_empty());
-    assert_eq!(result.outcome, Outcome::Success);
+    assert_eq!(result.outcome(), Outcome::Success);
     assert_eq!(
         result.structured_content, None,
         "text results carry no structured content"
@@ -120,7 +120,7 @@ async fn missing_required_arguments_keep_the_tool_from_running() {
     let (registry, runs) = registry();
     let result = registry.call("greet", json!({"excitement": 9})).await;
     assert!(result.is_error);
-    assert_eq!(result.outcome, Outcome::InvalidArguments);
+    assert_eq!(result.outcome(), Outcome::InvalidArguments);
     assert_eq!(
         result.error_codes(),
         ["missing_required:name", "out_of_range:excitement"]
@@ -159,7 +159,7 @@ async fn unknown_tools_name_the_available_ones() {
     let (registry, _) = registry();
     let result = registry.call("great", json!({})).await;
     assert!(result.is_error);
-    assert_eq!(result.outcome, Outcome::UnknownTool);
+    assert_eq!(result.outcome(), Outcome::UnknownTool);
     assert_eq!(result.errors[0].code, ErrorCode::UnknownTool);
     assert_eq!(result.error_codes(), ["unknown_tool:great"]);
     let text = result.text();
@@ -172,7 +172,7 @@ async fn an_err_becomes_an_error_result_with_its_message() {
     let (registry, _) = registry();
     let result = registry.call("divide", json!({"a": 1, "b": 0})).await;
     assert!(result.is_error);
-    assert_eq!(result.outcome, Outcome::ToolFailed);
+    assert_eq!(result.outcome(), Outcome::ToolFailed);
     assert_eq!(result.text(), "cannot divide by zero; pass a non-zero divisor");
     assert!(result.errors.is_empty(), "a tool failure is not an argument error");
 

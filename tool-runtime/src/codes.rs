@@ -113,8 +113,10 @@ fn write_coded(f: &mut fmt::Formatter<'_>, code: &str, path: &str) -> fmt::Resul
 
 /// A value the binder accepted after changing it, or a key it ignored.
 ///
-/// Displayed as `code:path`. The `detail` is a sentence for people and logs.
+/// [`Warning::code_path`] gives `code:path`; `Display` adds the detail, a
+/// sentence for people and logs.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Warning {
     /// What was changed.
     pub code: WarningCode,
@@ -124,17 +126,36 @@ pub struct Warning {
     pub detail: String,
 }
 
+impl Warning {
+    /// A warning at `path`.
+    pub fn new(code: WarningCode, path: impl Into<String>, detail: impl Into<String>) -> Self {
+        Warning {
+            code,
+            path: path.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// `code:path`, as in `string_literal_converted_to_integer:max_results`.
+    pub fn code_path(&self) -> String {
+        coded(self.code.as_str(), &self.path)
+    }
+}
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_coded(f, self.code.as_str(), &self.path)
+        write_coded(f, self.code.as_str(), &self.path)?;
+        write!(f, ": {}", self.detail)
     }
 }
 
 /// A problem that kept a tool from running.
 ///
-/// Displayed as `code:path` (or `code` alone for whole-call problems such as
-/// `json_parse_error`). The `detail` says what was expected.
+/// [`CallError::code_path`] gives `code:path` (or `code` alone for problems
+/// of the whole call, such as `json_parse_error`); `Display` adds the
+/// detail, which says what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CallError {
     /// What went wrong.
     pub code: ErrorCode,
@@ -155,9 +176,28 @@ impl CallError {
     }
 }
 
+impl CallError {
+    /// `code:path`, as in `missing_required:pattern`; `code` alone when the
+    /// problem has no path.
+    pub fn code_path(&self) -> String {
+        coded(self.code.as_str(), &self.path)
+    }
+}
+
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_coded(f, self.code.as_str(), &self.path)
+        write_coded(f, self.code.as_str(), &self.path)?;
+        write!(f, ": {}", self.detail)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+fn coded(code: &str, path: &str) -> String {
+    if path.is_empty() {
+        code.to_owned()
+    } else {
+        format!("{code}:{path}")
     }
 }
 
@@ -177,14 +217,14 @@ mod tests {
     }
 
     #[test]
-    fn display_is_code_colon_path() {
-        let w = Warning {
-            code: WarningCode::ScalarConvertedToString,
-            path: "files[0]".into(),
-            detail: String::new(),
-        };
-        assert_eq!(w.to_string(), "scalar_converted_to_string:files[0]");
+    fn code_path_is_code_colon_path_and_display_adds_the_detail() {
+        let w = Warning::new(WarningCode::ScalarConvertedToString, "files[0]", "1 became \"1\"");
+        assert_eq!(w.code_path(), "scalar_converted_to_string:files[0]");
+        assert_eq!(w.to_string(), "scalar_converted_to_string:files[0]: 1 became \"1\"");
         let e = CallError::new(ErrorCode::JsonParseError, "", "bad");
-        assert_eq!(e.to_string(), "json_parse_error");
+        assert_eq!(e.code_path(), "json_parse_error");
+        assert_eq!(e.to_string(), "json_parse_error: bad");
+        let boxed: Box<dyn std::error::Error> = Box::new(e);
+        assert!(boxed.to_string().contains("bad"));
     }
 }

@@ -45,6 +45,7 @@ impl LintRule {
 
 /// One piece of advice.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LintFinding {
     /// The rule.
     pub rule: LintRule,

@@ -224,10 +224,10 @@ impl McpServer {
         self.lock_in_flight().insert(key.clone(), signal.clone());
         let result = self.registry.call_cancellable(call, &signal).await;
         self.lock_in_flight().remove(&key);
-        if result.outcome == Outcome::Cancelled {
+        if result.outcome() == Outcome::Cancelled {
             return Ok(None);
         }
-        Ok(Some(mcp::call_tool_result(&result)))
+        Ok(Some(mcp::reply(&result)))
     }
 
     fn lock_in_flight(&self) -> std::sync::MutexGuard<'_, HashMap<String, Cancellation>> {

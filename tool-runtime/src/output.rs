@@ -74,11 +74,12 @@ impl Content {
 /// A finished call's content, before the registry adds what it knows
 /// (warnings, error codes, the outcome).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ToolOutput {
     /// The blocks the model reads.
     pub content: Vec<Content>,
     /// The value as JSON, for structured return types.
-    pub structured: Option<Value>,
+    pub structured_content: Option<Value>,
     /// The tool reported a failure.
     pub is_error: bool,
 }
@@ -96,7 +97,7 @@ impl ToolOutput {
     pub fn error(text: impl Into<String>) -> Self {
         ToolOutput {
             content: vec![Content::text(text)],
-            structured: None,
+            structured_content: None,
             is_error: true,
         }
     }
@@ -109,7 +110,7 @@ impl ToolOutput {
         };
         ToolOutput {
             content: vec![Content::text(text)],
-            structured: Some(value),
+            structured_content: Some(value),
             is_error: false,
         }
     }
@@ -208,11 +209,14 @@ pub struct Json<T>(pub T);
 
 /// The error type for tools that fail with a message.
 ///
-/// Any `std::error::Error` converts into it with `?`; for a message of your
-/// own, use [`ToolError::new`]. Like `anyhow::Error`, it does not implement
-/// `std::error::Error` itself, so that the blanket conversion can exist.
+/// Any `std::error::Error` converts into it with `?`, and stays reachable as
+/// its [`source`](ToolError::source); for a message of your own, use
+/// [`ToolError::new`]. The model reads the message. Like `anyhow::Error`, it
+/// does not implement `std::error::Error` itself, so that the blanket
+/// conversion can exist.
 pub struct ToolError {
     message: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl ToolError {
@@ -220,6 +224,7 @@ impl ToolError {
     pub fn new(message: impl fmt::Display) -> Self {
         ToolError {
             message: message.to_string(),
+            source: None,
         }
     }
 
@@ -227,11 +232,19 @@ impl ToolError {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The error this one was converted from, if any.
+    pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.source.as_deref()
+    }
 }
 
-impl<E: std::error::Error> From<E> for ToolError {
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     fn from(e: E) -> Self {
-        ToolError::new(e)
+        ToolError {
+            message: e.to_string(),
+            source: Some(Box::new(e)),
+        }
     }
 }
 
@@ -243,7 +256,12 @@ impl fmt::Display for ToolError {
 
 impl fmt::Debug for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ToolError({:?})", self.message)
+        let mut debug = f.debug_struct("ToolError");
+        debug.field("message", &self.message);
+        if let Some(source) = &self.source {
+            debug.field("source", source);
+        }
+        debug.finish()
     }
 }
 
@@ -320,17 +338,21 @@ mod tests {
     }
 
     #[test]
-    fn io_errors_convert_with_question_mark() {
+    fn io_errors_convert_with_question_mark_and_keep_their_source() {
         fn read() -> Result<String, ToolError> {
             Err(std::io::Error::other("no such file"))?
         }
-        assert_eq!(read().unwrap_err().message(), "no such file");
+        let error = read().unwrap_err();
+        assert_eq!(error.message(), "no such file");
+        let source = error.source().expect("the io::Error is kept");
+        assert!(source.downcast_ref::<std::io::Error>().is_some());
+        assert!(ToolError::new("plain").source().is_none());
     }
 
     #[test]
     fn json_output_carries_text_and_structure() {
         let out = Json(vec![1, 2]).into_tool_output();
         assert_eq!(out.content[0].as_text(), Some("[1,2]"));
-        assert_eq!(out.structured, Some(json!([1, 2])));
+        assert_eq!(out.structured_content, Some(json!([1, 2])));
     }
 }

@@ -29,17 +29,21 @@ pub enum Outcome {
     Cancelled,
 }
 
-/// The result of one call, ready to be sent back to the model.
+/// The result of one call, ready to be sent back to the model: render it
+/// with a provider's `reply` (`format::anthropic::reply`, ...).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ToolResult {
     /// The provider's id of the call, when it came with one.
     pub call_id: Option<String>,
     /// The tool's name as called.
     pub tool: String,
     /// The call failed in any way; providers mark such results as errors.
+    /// [`ToolResult::outcome`] says how.
     pub is_error: bool,
-    /// How the call ended.
-    pub outcome: Outcome,
+    /// How a failed call ended; read through [`ToolResult::outcome`], which
+    /// keeps it consistent with `is_error`.
+    outcome: Outcome,
     /// The blocks the model reads.
     pub content: Vec<Content>,
     /// The result as JSON, for structured return values.
@@ -52,6 +56,13 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
+    /// The result of a call of `tool` that produced `output`: what a caller
+    /// that runs a call itself (an approval step answering for the tool, a
+    /// test) sends back. `output.is_error` makes it a `ToolFailed` result.
+    pub fn new(tool: impl Into<String>, call_id: Option<String>, output: ToolOutput) -> Self {
+        Self::from_output(tool.into(), call_id, output, Vec::new())
+    }
+
     pub(crate) fn from_output(
         tool: String,
         call_id: Option<String>,
@@ -69,9 +80,19 @@ impl ToolResult {
             is_error: output.is_error,
             outcome,
             content: output.content,
-            structured_content: output.structured,
+            structured_content: output.structured_content,
             warnings,
             errors: Vec::new(),
+        }
+    }
+
+    /// How the call ended: `Success` when it is no error, else why it
+    /// failed (`ToolFailed` for an error result made by hand).
+    pub fn outcome(&self) -> Outcome {
+        match (self.is_error, self.outcome) {
+            (false, _) => Outcome::Success,
+            (true, Outcome::Success) => Outcome::ToolFailed,
+            (true, outcome) => outcome,
         }
     }
 
@@ -143,7 +164,7 @@ impl ToolResult {
         if !self.warnings.is_empty() {
             let mut text = format!("Note: the arguments of `{}` were accepted after changes:\n", self.tool);
             for warning in &self.warnings {
-                let _ = writeln!(text, "- {warning}: {}", warning.detail);
+                let _ = writeln!(text, "- {warning}");
             }
             text.push_str("Send values of the declared types next time.");
             self.content.push(Content::text(text));
@@ -159,24 +180,24 @@ impl ToolResult {
 
     /// The errors as `code:path` strings.
     pub fn error_codes(&self) -> Vec<String> {
-        self.errors.iter().map(ToString::to_string).collect()
+        self.errors.iter().map(CallError::code_path).collect()
     }
 
     /// The warnings as `code:path` strings.
     pub fn warning_codes(&self) -> Vec<String> {
-        self.warnings.iter().map(ToString::to_string).collect()
+        self.warnings.iter().map(Warning::code_path).collect()
     }
 }
 
 /// The text a model reads when its arguments were refused.
-pub fn invalid_arguments_text(tool: &str, errors: &[CallError]) -> String {
+pub(crate) fn invalid_arguments_text(tool: &str, errors: &[CallError]) -> String {
     let count = match errors.len() {
         1 => "1 problem".to_owned(),
         n => format!("{n} problems"),
     };
     let mut text = format!("The tool `{tool}` was not run: its arguments have {count}.\n");
     for error in errors {
-        let _ = writeln!(text, "- {error}: {}", error.detail);
+        let _ = writeln!(text, "- {error}");
     }
     let _ = write!(text, "Correct the arguments and call `{tool}` again.");
     text
@@ -199,13 +220,12 @@ mod tests {
 
     #[test]
     fn warnings_are_shown_only_when_asked() {
-        let mut result = ToolResult::failure("t", None, Outcome::Success, "42".into());
-        result.is_error = false;
-        result.warnings.push(Warning {
-            code: crate::WarningCode::StringConvertedToInteger,
-            path: "n".into(),
-            detail: "the string \"42\" was converted to the integer 42".into(),
-        });
+        let mut result = ToolResult::new("t", None, ToolOutput::text("42"));
+        result.warnings.push(Warning::new(
+            crate::WarningCode::StringConvertedToInteger,
+            "n",
+            "the string \"42\" was converted to the integer 42",
+        ));
         assert_eq!(result.text(), "42");
         let shown = result.with_warnings_shown();
         assert_eq!(shown.content.len(), 2);

@@ -58,8 +58,10 @@ pub struct ToolDefinition {
     takes_context: bool,
 }
 
-/// Hints an MCP client shows or acts on; all optional.
+/// Hints an MCP client shows or acts on; all optional. Build with
+/// `ToolAnnotations::default().read_only(true)` and the like.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A human-readable title.
     pub title: Option<String>,
@@ -74,6 +76,36 @@ pub struct ToolAnnotations {
 }
 
 impl ToolAnnotations {
+    /// Sets the human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets whether the tool leaves its environment unchanged.
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.read_only = Some(read_only);
+        self
+    }
+
+    /// Sets whether the tool may destroy data.
+    pub fn destructive(mut self, destructive: bool) -> Self {
+        self.destructive = Some(destructive);
+        self
+    }
+
+    /// Sets whether a second identical call has no further effect.
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = Some(idempotent);
+        self
+    }
+
+    /// Sets whether the tool reaches outside systems.
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.open_world = Some(open_world);
+        self
+    }
+
     /// No hint is set.
     pub fn is_empty(&self) -> bool {
         *self == ToolAnnotations::default()

@@ -114,11 +114,7 @@ impl Walker {
     }
 
     fn warn(&mut self, code: WarningCode, detail: String) {
-        self.report.warnings.push(Warning {
-            code,
-            path: self.path.clone(),
-            detail,
-        });
+        self.report.warnings.push(Warning::new(code, self.path.clone(), detail));
     }
 
     fn error(&mut self, code: ErrorCode, detail: String) {

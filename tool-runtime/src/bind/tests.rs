@@ -20,8 +20,8 @@ fn one(name: &str, shape: Shape) -> ObjectShape {
 fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
     let mut map = arguments_object(args).unwrap();
     let report = normalize(object, &mut map, mode, false);
-    let warnings = report.warnings.iter().map(ToString::to_string).collect();
-    let errors = report.errors.iter().map(ToString::to_string).collect();
+    let warnings = report.warnings.iter().map(Warning::code_path).collect();
+    let errors = report.errors.iter().map(CallError::code_path).collect();
     (Value::Object(map), warnings, errors)
 }
 

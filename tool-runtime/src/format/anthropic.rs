@@ -7,16 +7,14 @@
 //! # async fn demo(registry: &ToolRegistry, assistant: serde_json::Value) -> Result<(), Box<dyn std::error::Error>> {
 //! let calls = anthropic::tool_calls(&assistant)?;
 //! let results = registry.call_all(calls).await;
-//! let reply = anthropic::ToolResultMessage::new(results)
-//!     .notice("12 of 20 tool calls left in this task")
-//!     .to_json();
+//! let reply = anthropic::reply_with_notice(&results, "12 of 20 tool calls left in this task")?;
 //! # Ok(()) }
 //! ```
 
 use serde_json::{Map, Value, json};
 
 use super::strict::{ANTHROPIC_MOVED, expressible, strict_schema};
-use super::{Carried, FormatError, carry, check_call_ids, order_results};
+use super::{Carried, FormatError, carry, check_call_ids, result_ids};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -39,16 +37,19 @@ pub(crate) fn definition(tool: &ToolDefinition, strict: bool) -> Value {
 }
 
 /// The `tool_use` blocks of an assistant message (the message object, or
-/// its `content` array), in order. Ids must be present and distinct.
+/// its `content` array), in order. Ids must be present and distinct. A
+/// message whose content is plain text has no calls.
 pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let content = message.get("content").unwrap_or(message);
-    let Some(blocks) = content.as_array() else {
-        return Err(FormatError::new("the assistant message has no content array"));
+    let blocks = match content {
+        Value::Array(blocks) => blocks,
+        Value::String(_) => return Ok(Vec::new()),
+        _ => return Err(FormatError::malformed("the assistant message has no content array")),
     };
     let mut calls = Vec::new();
     for block in blocks.iter().filter(|b| b["type"] == "tool_use") {
         let (Some(id), Some(name)) = (block["id"].as_str(), block["name"].as_str()) else {
-            return Err(FormatError::new("a tool_use block lacks its id or name"));
+            return Err(FormatError::malformed("a tool_use block lacks its id or name"));
         };
         let input = block.get("input").cloned().unwrap_or(Value::Object(Map::new()));
         calls.push(ToolCall::new(name, CallArguments::Json(input)).with_id(id));
@@ -58,7 +59,7 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
 }
 
 /// One `tool_result` block.
-pub fn tool_result_block(result: &ToolResult) -> Value {
+fn tool_result_block(result: &ToolResult) -> Value {
     let content: Vec<Value> = result.content.iter().map(content_block).collect();
     let mut block = json!({
         "type": "tool_result",
@@ -96,53 +97,28 @@ fn content_block(content: &Content) -> Value {
     }
 }
 
-/// The `role: "user"` message answering one assistant message's tool calls.
-///
-/// Its `tool_result` blocks come first, in the order of the results, and
-/// status notices (time, remaining budget) only after them: the builder has
-/// no way to put text before a result, which the API would reject.
-#[derive(Clone, Debug)]
-pub struct ToolResultMessage {
-    results: Vec<ToolResult>,
-    notices: Vec<String>,
+/// The `role: "user"` message answering one assistant message's tool calls:
+/// one `tool_result` block per result, in the order given (the order of the
+/// calls, as [`ToolRegistry::call_all`](crate::ToolRegistry::call_all)
+/// returns them). Every result needs its call's id, and no id may repeat.
+pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
+    reply_message(results, None)
 }
 
-impl ToolResultMessage {
-    /// A message of these results, in this order.
-    pub fn new(results: Vec<ToolResult>) -> Self {
-        ToolResultMessage {
-            results,
-            notices: Vec::new(),
-        }
-    }
-
-    /// The results reordered to answer `assistant`'s `tool_use` blocks one
-    /// to one: a missing, extra or duplicate id is an error.
-    pub fn answering(assistant: &Value, results: Vec<ToolResult>) -> Result<Self, FormatError> {
-        let ids: Vec<String> = tool_calls(assistant)?.into_iter().filter_map(|c| c.id).collect();
-        Ok(Self::new(order_results(&ids, &results)?))
-    }
-
-    /// Appends a text notice after every result.
-    pub fn notice(mut self, text: impl Into<String>) -> Self {
-        self.notices.push(text.into());
-        self
-    }
-
-    /// The message as the Messages API takes it.
-    pub fn to_json(&self) -> Value {
-        let mut content: Vec<Value> = self.results.iter().map(tool_result_block).collect();
-        content.extend(self.notices.iter().map(|n| json!({"type": "text", "text": n})));
-        json!({"role": "user", "content": content})
-    }
+/// [`reply`], with a text block after every result: a status notice (the
+/// time, the budget left). The API refuses text before a result, so this is
+/// the only place a notice can go.
+pub fn reply_with_notice(results: &[ToolResult], notice: &str) -> Result<Value, FormatError> {
+    reply_message(results, Some(notice))
 }
 
-/// Shorthand for [`ToolResultMessage`] with these notices.
-pub fn tool_result_message(results: &[ToolResult], notices: &[&str]) -> Value {
-    notices
-        .iter()
-        .fold(ToolResultMessage::new(results.to_vec()), |m, n| m.notice(*n))
-        .to_json()
+fn reply_message(results: &[ToolResult], notice: Option<&str>) -> Result<Value, FormatError> {
+    result_ids(results)?;
+    let mut content: Vec<Value> = results.iter().map(tool_result_block).collect();
+    if let Some(notice) = notice {
+        content.push(json!({"type": "text", "text": notice}));
+    }
+    Ok(json!({"role": "user", "content": content}))
 }
 
 #[cfg(test)]
@@ -175,5 +151,13 @@ mod tests {
                 .to_string()
                 .contains("`t` appears twice")
         );
+    }
+
+    #[test]
+    fn a_text_only_turn_has_no_calls() {
+        let message = json!({"role": "assistant", "content": "All done."});
+        assert!(tool_calls(&message).unwrap().is_empty());
+        let error = tool_calls(&json!({"role": "assistant", "content": 7})).unwrap_err();
+        assert_eq!(error.kind(), super::super::FormatErrorKind::Malformed);
     }
 }

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
-use super::{FormatError, check_call_ids, order_results};
+use super::{FormatError, FormatErrorKind, check_call_ids};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -25,7 +25,7 @@ pub(crate) fn declaration(tool: &ToolDefinition) -> Value {
 }
 
 /// The OpenAPI subset Gemini accepts, made from a portable schema.
-pub fn openapi_schema(schema: &Value) -> Value {
+pub(crate) fn openapi_schema(schema: &Value) -> Value {
     let Value::Object(node) = schema else {
         return schema.clone();
     };
@@ -95,15 +95,15 @@ pub fn openapi_schema(schema: &Value) -> Value {
 /// The `functionCall` parts of a model turn (a `Content` object, or a whole
 /// response whose first candidate holds it), in order. Gemini's call ids
 /// are optional; where present they must be distinct.
-pub fn function_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
+pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let content = content.pointer("/candidates/0/content").unwrap_or(content);
     let Some(parts) = content.get("parts").and_then(Value::as_array) else {
-        return Err(FormatError::new("the content has no parts array"));
+        return Err(FormatError::malformed("the content has no parts array"));
     };
     let mut calls = Vec::new();
     for call in parts.iter().filter_map(|p| p.get("functionCall")) {
         let Some(name) = call["name"].as_str() else {
-            return Err(FormatError::new("a functionCall lacks its name"));
+            return Err(FormatError::malformed("a functionCall lacks its name"));
         };
         let args = call.get("args").cloned().unwrap_or(Value::Object(Map::new()));
         let mut tool_call = ToolCall::new(name, CallArguments::Json(args));
@@ -115,10 +115,21 @@ pub fn function_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
 }
 
 /// The `role: "user"` content answering a model turn: one
-/// `functionResponse` part per result, in order (`response.output` on
-/// success, `response.error` on failure), then an `inlineData` part for each
-/// image or document a result returned.
-pub fn function_response_content(results: &[ToolResult]) -> Value {
+/// `functionResponse` part per result, in the order given (Gemini matches
+/// them to its calls by position, or by id where the calls had ids),
+/// `response.output` on success and `response.error` on failure; then an
+/// `inlineData` part for each image or document a result returned. Ids,
+/// where given, must be distinct.
+pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
+    let mut seen = std::collections::HashSet::new();
+    for id in results.iter().filter_map(|r| r.call_id.as_deref()) {
+        if !seen.insert(id) {
+            return Err(FormatError::new(
+                FormatErrorKind::DuplicateId,
+                format!("two results answer the call id `{id}`"),
+            ));
+        }
+    }
     let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
     for result in results {
         for block in &result.content {
@@ -127,7 +138,7 @@ pub fn function_response_content(results: &[ToolResult]) -> Value {
             }
         }
     }
-    json!({"role": "user", "parts": parts})
+    Ok(json!({"role": "user", "parts": parts}))
 }
 
 fn function_response_part(result: &ToolResult) -> Value {
@@ -141,24 +152,6 @@ fn function_response_part(result: &ToolResult) -> Value {
         response["id"] = Value::String(id.clone());
     }
     json!({ "functionResponse": response })
-}
-
-/// The content answering `model_turn`'s calls. With ids, results are
-/// matched by id; without, by position (Gemini answers calls in order).
-pub fn reply(model_turn: &Value, results: &[ToolResult]) -> Result<Value, FormatError> {
-    let calls = function_calls(model_turn)?;
-    if calls.iter().all(|c| c.id.is_some()) && !calls.is_empty() {
-        let ids: Vec<String> = calls.into_iter().filter_map(|c| c.id).collect();
-        return Ok(function_response_content(&order_results(&ids, results)?));
-    }
-    if calls.len() != results.len() {
-        return Err(FormatError::new(format!(
-            "{} function calls but {} results",
-            calls.len(),
-            results.len()
-        )));
-    }
-    Ok(function_response_content(results))
 }
 
 #[cfg(test)]
@@ -200,7 +193,7 @@ mod tests {
             {"functionCall": {"name": "a", "args": {"x": 1}}},
             {"functionCall": {"name": "b"}},
         ]});
-        let calls = function_calls(&turn).unwrap();
+        let calls = tool_calls(&turn).unwrap();
         assert_eq!(calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         assert!(calls[0].id.is_none());
     }

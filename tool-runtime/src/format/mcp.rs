@@ -43,7 +43,7 @@ pub(crate) fn tool(tool: &ToolDefinition) -> Value {
 /// The call of a `tools/call` request's `params` (`{name, arguments?}`).
 pub fn tool_call(params: &Value) -> Result<ToolCall, FormatError> {
     let Some(name) = params["name"].as_str() else {
-        return Err(FormatError::new("tools/call params lack the tool name"));
+        return Err(FormatError::malformed("tools/call params lack the tool name"));
     };
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Object(Map::new()));
     Ok(ToolCall::new(name, CallArguments::Json(arguments)))
@@ -52,7 +52,7 @@ pub fn tool_call(params: &Value) -> Result<ToolCall, FormatError> {
 /// A `CallToolResult`: `{content, isError, structuredContent?}`.
 /// Structured content is included when the result is a JSON object, as MCP
 /// requires.
-pub fn call_tool_result(result: &ToolResult) -> Value {
+pub fn reply(result: &ToolResult) -> Value {
     let content: Vec<Value> = result.content.iter().map(content_block).collect();
     let mut out = json!({"content": content, "isError": result.is_error});
     if let Some(structured @ Value::Object(_)) = &result.structured_content {

@@ -229,17 +229,42 @@ impl serde::Serialize for ToolDefinitions<'_> {
     }
 }
 
-/// A provider message whose tool calls or results do not fit together.
+/// A provider message that cannot be read, or results that cannot answer
+/// the calls they claim to answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FormatError {
+    kind: FormatErrorKind,
     message: String,
 }
 
+/// What kind of problem a [`FormatError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FormatErrorKind {
+    /// The message is not of the provider's shape: a `tool_calls` that is
+    /// not a list, a block without its name, no content.
+    Malformed,
+    /// A call or result without the id its provider requires.
+    MissingId,
+    /// Two calls, or two results, with one id.
+    DuplicateId,
+}
+
 impl FormatError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: FormatErrorKind, message: impl Into<String>) -> Self {
         FormatError {
+            kind,
             message: message.into(),
         }
+    }
+
+    pub(crate) fn malformed(message: impl Into<String>) -> Self {
+        Self::new(FormatErrorKind::Malformed, message)
+    }
+
+    /// What kind of problem this is.
+    pub fn kind(&self) -> FormatErrorKind {
+        self.kind
     }
 }
 
@@ -251,56 +276,52 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
-/// Puts `results` in the order of `call_ids`, one result per call: an id
-/// that appears twice, a call without a result or a result for no call is
-/// an error naming the id.
-pub fn order_results(call_ids: &[String], results: &[ToolResult]) -> Result<Vec<ToolResult>, FormatError> {
-    let mut seen = HashSet::new();
-    for id in call_ids {
-        if !seen.insert(id.as_str()) {
-            return Err(FormatError::new(format!("the tool call id `{id}` appears twice")));
-        }
-    }
-    let mut by_id = std::collections::HashMap::new();
-    for result in results {
-        let Some(id) = result.call_id.as_deref() else {
-            return Err(FormatError::new(format!(
-                "a result of `{}` has no call id to answer",
-                result.tool
-            )));
-        };
-        if by_id.insert(id, result).is_some() {
-            return Err(FormatError::new(format!("two results answer the call id `{id}`")));
-        }
-        if !seen.contains(id) {
-            return Err(FormatError::new(format!(
-                "a result answers `{id}`, which no tool call has"
-            )));
-        }
-    }
-    call_ids
-        .iter()
-        .map(|id| {
-            by_id
-                .get(id.as_str())
-                .map(|r| (*r).clone())
-                .ok_or_else(|| FormatError::new(format!("the tool call `{id}` has no result")))
-        })
-        .collect()
-}
-
 /// Checks that call ids are present and distinct.
 pub(crate) fn check_call_ids<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(), FormatError> {
     let mut seen = HashSet::new();
     for id in ids {
         if id.is_empty() {
-            return Err(FormatError::new("a tool call has an empty id"));
+            return Err(FormatError::new(
+                FormatErrorKind::MissingId,
+                "a tool call has an empty id",
+            ));
         }
         if !seen.insert(id) {
-            return Err(FormatError::new(format!("the tool call id `{id}` appears twice")));
+            return Err(FormatError::new(
+                FormatErrorKind::DuplicateId,
+                format!("the tool call id `{id}` appears twice"),
+            ));
         }
     }
     Ok(())
+}
+
+/// The results' call ids, each present and distinct: what a reply that
+/// answers calls by id needs.
+pub(crate) fn result_ids(results: &[ToolResult]) -> Result<Vec<&str>, FormatError> {
+    let mut ids = Vec::with_capacity(results.len());
+    for result in results {
+        let Some(id) = result.call_id.as_deref().filter(|id| !id.is_empty()) else {
+            return Err(FormatError::new(
+                FormatErrorKind::MissingId,
+                format!(
+                    "a result of `{}` has no call id to answer; give its call an id (ToolCall::with_id)",
+                    result.tool
+                ),
+            ));
+        };
+        ids.push(id);
+    }
+    let mut seen = HashSet::new();
+    for id in &ids {
+        if !seen.insert(*id) {
+            return Err(FormatError::new(
+                FormatErrorKind::DuplicateId,
+                format!("two results answer the call id `{id}`"),
+            ));
+        }
+    }
+    Ok(ids)
 }
 
 /// How a content block travels to providers that take only common media
@@ -382,37 +403,17 @@ mod tests {
     use crate::result::Outcome;
 
     fn result(id: &str) -> ToolResult {
-        let mut r = ToolResult::failure("t", Some(id.to_owned()), Outcome::Success, String::new());
-        r.is_error = false;
-        r
+        ToolResult::failure("t", Some(id.to_owned()), Outcome::ToolFailed, String::new())
     }
 
     #[test]
-    fn results_are_put_in_call_order() {
-        let ids = vec!["a".to_owned(), "b".to_owned()];
-        let ordered = order_results(&ids, &[result("b"), result("a")]).unwrap();
-        assert_eq!(ordered[0].call_id.as_deref(), Some("a"));
-        assert_eq!(ordered[1].call_id.as_deref(), Some("b"));
-    }
-
-    #[test]
-    fn duplicate_and_unmatched_ids_are_errors() {
-        let ids = vec!["a".to_owned(), "a".to_owned()];
-        assert!(order_results(&ids, &[]).unwrap_err().to_string().contains("twice"));
-        let ids = vec!["a".to_owned()];
-        assert!(
-            order_results(&ids, &[result("z")])
-                .unwrap_err()
-                .to_string()
-                .contains("`z`")
-        );
-        assert!(order_results(&ids, &[]).unwrap_err().to_string().contains("no result"));
-        assert!(
-            order_results(&ids, &[result("a"), result("a")])
-                .unwrap_err()
-                .to_string()
-                .contains("two results")
-        );
+    fn reply_ids_must_be_present_and_distinct() {
+        assert_eq!(result_ids(&[result("a"), result("b")]).unwrap(), ["a", "b"]);
+        let twice = result_ids(&[result("a"), result("a")]).unwrap_err();
+        assert_eq!(twice.kind(), FormatErrorKind::DuplicateId);
+        assert!(twice.to_string().contains("`a`"), "{twice}");
+        let none = ToolResult::failure("t", None, Outcome::ToolFailed, String::new());
+        assert_eq!(result_ids(&[none]).unwrap_err().kind(), FormatErrorKind::MissingId);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI_MOVED, expressible, strict_schema};
-use super::{Carried, FormatError, carry, check_call_ids, order_results, text_only};
+use super::{Carried, FormatError, carry, check_call_ids, result_ids, text_only};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -52,11 +52,15 @@ pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value
 }
 
 /// The `tool_calls` of a Chat Completions assistant message (the message,
-/// or a whole completion whose first choice holds it), in order.
+/// or a whole completion whose first choice holds it), in order. A message
+/// without `tool_calls` (or with `null`) has none; a `tool_calls` that is
+/// not a list is an error, never read as no calls.
 pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let message = message.pointer("/choices/0/message").unwrap_or(message);
-    let Some(tool_calls) = message.get("tool_calls").and_then(Value::as_array) else {
-        return Ok(Vec::new());
+    let tool_calls = match message.get("tool_calls") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(tool_calls)) => tool_calls,
+        Some(_) => return Err(FormatError::malformed("the message's tool_calls is not a list")),
     };
     let mut calls = Vec::new();
     for call in tool_calls {
@@ -64,7 +68,7 @@ pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
             call["id"].as_str(),
             call.pointer("/function/name").and_then(Value::as_str),
         ) else {
-            return Err(FormatError::new("a tool call lacks its id or function name"));
+            return Err(FormatError::malformed("a tool call lacks its id or function name"));
         };
         calls.push(ToolCall::new(name, raw_arguments(call.pointer("/function/arguments"))).with_id(id));
     }
@@ -82,40 +86,30 @@ fn raw_arguments(arguments: Option<&Value>) -> CallArguments {
     }
 }
 
-/// One `role: "tool"` message per result, in order. Chat tool messages carry
-/// text only; an image or document becomes a note saying it is not shown.
-pub fn chat_tool_messages(results: &[ToolResult]) -> Vec<Value> {
-    results
+/// One `role: "tool"` message per result, in the order given (the order
+/// of the calls). Chat tool messages carry text only; an image or document
+/// becomes a note saying it is not shown. Every result needs its call's id.
+pub fn chat_reply(results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
+    let ids = result_ids(results)?;
+    Ok(results
         .iter()
-        .map(|r| {
-            json!({
-                "role": "tool",
-                "tool_call_id": r.call_id.clone().unwrap_or_default(),
-                "content": text_only(r),
-            })
-        })
-        .collect()
-}
-
-/// The tool messages answering `assistant`'s tool calls one to one, in the
-/// order of the calls: a missing, extra or duplicate id is an error.
-pub fn chat_reply(assistant: &Value, results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
-    let ids: Vec<String> = chat_tool_calls(assistant)?.into_iter().filter_map(|c| c.id).collect();
-    Ok(chat_tool_messages(&order_results(&ids, results)?))
+        .zip(ids)
+        .map(|(r, id)| json!({"role": "tool", "tool_call_id": id, "content": text_only(r)}))
+        .collect())
 }
 
 /// The `function_call` items of a Responses output (the response object,
 /// its `output` array, or any list of input items), in order; the item's
 /// `call_id` is the call's id.
-pub fn responses_function_calls(response: &Value) -> Result<Vec<ToolCall>, FormatError> {
+pub fn responses_tool_calls(response: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let items = response.get("output").unwrap_or(response);
     let Some(items) = items.as_array() else {
-        return Err(FormatError::new("the response has no output array"));
+        return Err(FormatError::malformed("the response has no output array"));
     };
     let mut calls = Vec::new();
     for item in items.iter().filter(|i| i["type"] == "function_call") {
         let (Some(id), Some(name)) = (item["call_id"].as_str(), item["name"].as_str()) else {
-            return Err(FormatError::new("a function_call item lacks its call_id or name"));
+            return Err(FormatError::malformed("a function_call item lacks its call_id or name"));
         };
         calls.push(ToolCall::new(name, raw_arguments(item.get("arguments"))).with_id(id));
     }
@@ -123,24 +117,23 @@ pub fn responses_function_calls(response: &Value) -> Result<Vec<ToolCall>, Forma
     Ok(calls)
 }
 
-/// One `function_call_output` item per result, in order. Text results are a
-/// string; results with images or documents are a list of input items.
-pub fn responses_outputs(results: &[ToolResult]) -> Vec<Value> {
-    results
+/// One `function_call_output` item per result, in the order given. Text
+/// results are a string; results with images or documents are a list of
+/// input items. Every result needs its call's id.
+pub fn responses_reply(results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
+    let ids = result_ids(results)?;
+    Ok(results
         .iter()
-        .map(|r| {
+        .zip(ids)
+        .map(|(r, id)| {
             let output = if r.content.iter().all(|c| matches!(c, Content::Text { .. })) {
                 Value::String(r.text())
             } else {
                 Value::Array(r.content.iter().map(response_input_item).collect())
             };
-            json!({
-                "type": "function_call_output",
-                "call_id": r.call_id.clone().unwrap_or_default(),
-                "output": output,
-            })
+            json!({"type": "function_call_output", "call_id": id, "output": output})
         })
-        .collect()
+        .collect())
 }
 
 fn response_input_item(content: &Content) -> Value {
@@ -159,16 +152,6 @@ fn response_input_item(content: &Content) -> Value {
             "filename": title.unwrap_or("document.pdf"),
         }),
     }
-}
-
-/// The output items answering `response`'s function calls one to one, in
-/// the order of the calls.
-pub fn responses_reply(response: &Value, results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
-    let ids: Vec<String> = responses_function_calls(response)?
-        .into_iter()
-        .filter_map(|c| c.id)
-        .collect();
-    Ok(responses_outputs(&order_results(&ids, results)?))
 }
 
 #[cfg(test)]
@@ -192,6 +175,19 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+        assert!(
+            chat_tool_calls(&json!({"role": "assistant", "tool_calls": null}))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn tool_calls_that_are_no_list_are_an_error() {
+        for bad in [json!({"id": "call_1"}), json!("call_1"), json!(3)] {
+            let error = chat_tool_calls(&json!({"role": "assistant", "tool_calls": bad})).unwrap_err();
+            assert_eq!(error.kind(), super::super::FormatErrorKind::Malformed, "{bad}");
+        }
     }
 
     #[test]
@@ -200,7 +196,7 @@ mod tests {
             {"type": "reasoning", "id": "rs_1", "summary": []},
             {"type": "function_call", "id": "fc_1", "call_id": "call_9", "name": "a", "arguments": "{}"},
         ]});
-        let calls = responses_function_calls(&response).unwrap();
+        let calls = responses_tool_calls(&response).unwrap();
         assert_eq!(calls.len(), 1);
         assert_eq!(calls[0].id.as_deref(), Some("call_9"));
     }

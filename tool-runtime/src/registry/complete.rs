@@ -11,6 +11,7 @@ use crate::schema::Presence;
 
 /// A call's arguments, completed with defaults, without running the tool.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Completion {
     /// The tool's name.
     pub tool: String,
@@ -38,6 +39,7 @@ impl Completion {
 
 /// One parameter of a completed call.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ParamRow {
     /// The wire name.
     pub name: String,
@@ -54,6 +56,7 @@ pub struct ParamRow {
 
 /// Where a parameter's value came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ValueSource {
     /// The caller sent it.
     Provided,

@@ -23,6 +23,7 @@ use serde_json::{Map, Number, Value};
 
 /// One value's shape: its kind, nullability, description and constraints.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Shape {
     /// What kind of JSON value this is.
     pub kind: Kind,
@@ -36,6 +37,7 @@ pub struct Shape {
 
 /// The kinds of value a tool parameter can take.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Kind {
     /// A JSON string.
     String,
@@ -75,6 +77,7 @@ pub enum Kind {
 
 /// The fields of an object with fixed fields.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ObjectShape {
     /// The fields, in declaration order.
     pub fields: Vec<Field>,
@@ -85,6 +88,7 @@ pub struct ObjectShape {
 
 /// One field of an object, or one parameter of a tool.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Field {
     /// The name on the wire (after any rename).
     pub name: String,
@@ -101,6 +105,7 @@ pub struct Field {
 
 /// Whether a field must be sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Presence {
     /// Absent or `null` is an error.
     Required,
@@ -113,6 +118,7 @@ pub enum Presence {
 /// Bounds on a value. Numeric bounds apply to numbers, length bounds to
 /// strings (in characters), item bounds to arrays.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Constraints {
     /// Smallest number allowed (inclusive).
     pub minimum: Option<Number>,
@@ -131,6 +137,48 @@ pub struct Constraints {
 }
 
 impl Constraints {
+    /// Sets the smallest number allowed.
+    pub fn minimum(mut self, minimum: impl Into<Number>) -> Self {
+        self.minimum = Some(minimum.into());
+        self
+    }
+
+    /// Sets the largest number allowed.
+    pub fn maximum(mut self, maximum: impl Into<Number>) -> Self {
+        self.maximum = Some(maximum.into());
+        self
+    }
+
+    /// Sets the fewest characters in a string.
+    pub fn min_length(mut self, min_length: u64) -> Self {
+        self.min_length = Some(min_length);
+        self
+    }
+
+    /// Sets the most characters in a string.
+    pub fn max_length(mut self, max_length: u64) -> Self {
+        self.max_length = Some(max_length);
+        self
+    }
+
+    /// Sets the pattern a string must contain a match of.
+    pub fn pattern(mut self, pattern: Pattern) -> Self {
+        self.pattern = Some(pattern);
+        self
+    }
+
+    /// Sets the fewest items in a list (keys in a map).
+    pub fn min_items(mut self, min_items: u64) -> Self {
+        self.min_items = Some(min_items);
+        self
+    }
+
+    /// Sets the most items in a list (keys in a map).
+    pub fn max_items(mut self, max_items: u64) -> Self {
+        self.max_items = Some(max_items);
+        self
+    }
+
     /// No bound at all.
     pub(crate) const NONE: Constraints = Constraints {
         minimum: None,
@@ -411,6 +459,15 @@ fn strip_null(node: &mut Map<String, Value>) {
 }
 
 impl ObjectShape {
+    /// An object with these fields; `rejects_unknown` when its
+    /// `Deserialize` refuses keys that are no field.
+    pub fn new(fields: Vec<Field>, rejects_unknown: bool) -> Self {
+        ObjectShape {
+            fields,
+            rejects_unknown,
+        }
+    }
+
     /// The field of this wire name.
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
