@@ -46,8 +46,13 @@ pub enum Role<'a> {
 impl<'a> ToolFn<'a> {
     /// Builds the model, collecting every attribute error into `cx`.
     pub fn from_item(item: &'a syn::ItemFn, args: ToolArgs, cx: &mut Ctxt) -> Self {
-        let params = item.sig.inputs.iter().map(|arg| Param::from_arg(arg, cx)).collect();
-        let rt = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
+        let rt: syn::Path = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
+        let params = item
+            .sig
+            .inputs
+            .iter()
+            .map(|arg| Param::from_arg(arg, &rt, cx))
+            .collect();
         ToolFn {
             item,
             docs: docs::parse(&item.attrs),
@@ -107,7 +112,7 @@ impl<'a> ToolFn<'a> {
 }
 
 impl<'a> Param<'a> {
-    fn from_arg(arg: &'a syn::FnArg, cx: &mut Ctxt) -> Self {
+    fn from_arg(arg: &'a syn::FnArg, rt: &syn::Path, cx: &mut Ctxt) -> Self {
         let (attrs, ident, ty) = match arg {
             syn::FnArg::Receiver(receiver) => (&receiver.attrs, None, &*receiver.ty),
             syn::FnArg::Typed(pat_type) => {
@@ -125,7 +130,7 @@ impl<'a> Param<'a> {
             arg,
             ident,
             ty,
-            role: role_of(ty),
+            role: role_of(ty, rt),
             attrs: param_attrs,
             attrs_ok,
         }
@@ -160,12 +165,20 @@ impl<'a> Param<'a> {
 }
 
 /// `ToolContext` is the call's context, `State<T>` shared state; anything
-/// else comes from the model. Matched by the last path segment, so
-/// `tool_runtime::ToolContext` works as well as the bare name.
-fn role_of(ty: &syn::Type) -> Role<'_> {
+/// else comes from the model.
+///
+/// Only the runtime's own types are injected, recognised by their path: the
+/// bare name (`State<Db>`, as imported from the runtime), or a path through
+/// the runtime crate (`tool_runtime::State<Db>`, `tool_runtime::tool::State<Db>`,
+/// or through the `#[tool(crate = ...)]` path). Another type that happens to
+/// be named `State` (`geo::State<String>`) is a model parameter like any other.
+fn role_of<'a>(ty: &'a syn::Type, rt: &syn::Path) -> Role<'a> {
     let syn::Type::Path(path) = ty else {
         return Role::Model;
     };
+    if path.qself.is_some() || !is_runtime_path(&path.path, rt) {
+        return Role::Model;
+    }
     let Some(last) = path.path.segments.last() else {
         return Role::Model;
     };
@@ -179,6 +192,25 @@ fn role_of(ty: &syn::Type) -> Role<'_> {
         return Role::State(inner);
     }
     Role::Model
+}
+
+/// Whether `path` names an item of the runtime: a single segment, or the
+/// runtime crate's path (`tool_runtime` or the `crate = ...` override)
+/// followed by the item, directly or through its `tool` module.
+fn is_runtime_path(path: &syn::Path, rt: &syn::Path) -> bool {
+    let idents: Vec<&syn::Ident> = path.segments.iter().map(|s| &s.ident).collect();
+    let Some((_, prefix)) = idents.split_last() else {
+        return false;
+    };
+    if prefix.is_empty() {
+        return path.leading_colon.is_none();
+    }
+    let prefix = match prefix.split_last() {
+        Some((module, rest)) if *module == "tool" => rest,
+        _ => prefix,
+    };
+    let runtime: Vec<&syn::Ident> = rt.segments.iter().map(|s| &s.ident).collect();
+    prefix == runtime.as_slice() || (prefix.len() == 1 && prefix[0] == "tool_runtime")
 }
 
 /// The last segment's name when `ty` is a path type (`Option`, `Result`, ...).
@@ -225,11 +257,44 @@ mod tests {
 
     #[test]
     fn injected_parameters_are_recognised_by_type() {
-        let ctx: syn::Type = syn::parse_quote!(tool_runtime::ToolContext);
-        assert!(matches!(role_of(&ctx), Role::Context));
-        let state: syn::Type = syn::parse_quote!(State<Db>);
-        assert!(matches!(role_of(&state), Role::State(_)));
-        let plain: syn::Type = syn::parse_quote!(Vec<String>);
-        assert!(matches!(role_of(&plain), Role::Model));
+        let rt: syn::Path = syn::parse_quote!(::tool_runtime);
+        let role = |ty: syn::Type| role_of(Box::leak(Box::new(ty)), &rt);
+        assert!(matches!(
+            role(syn::parse_quote!(tool_runtime::ToolContext)),
+            Role::Context
+        ));
+        assert!(matches!(role(syn::parse_quote!(ToolContext)), Role::Context));
+        assert!(matches!(role(syn::parse_quote!(State<Db>)), Role::State(_)));
+        assert!(matches!(
+            role(syn::parse_quote!(::tool_runtime::State<Db>)),
+            Role::State(_)
+        ));
+        assert!(matches!(
+            role(syn::parse_quote!(tool_runtime::tool::State<Db>)),
+            Role::State(_)
+        ));
+        assert!(matches!(role(syn::parse_quote!(Vec<String>)), Role::Model));
+    }
+
+    #[test]
+    fn a_state_type_of_another_crate_is_a_model_parameter() {
+        let rt: syn::Path = syn::parse_quote!(::tool_runtime);
+        let role = |ty: syn::Type| role_of(Box::leak(Box::new(ty)), &rt);
+        assert!(matches!(role(syn::parse_quote!(geo::State<String>)), Role::Model));
+        assert!(matches!(
+            role(syn::parse_quote!(crate::geo::State<String>)),
+            Role::Model
+        ));
+        assert!(matches!(role(syn::parse_quote!(other::ToolContext)), Role::Model));
+        assert!(matches!(role(syn::parse_quote!(::State<Db>)), Role::Model));
+    }
+
+    #[test]
+    fn a_renamed_runtime_path_injects_its_state() {
+        let rt: syn::Path = syn::parse_quote!(my_rt);
+        let state: syn::Type = syn::parse_quote!(my_rt::State<Db>);
+        assert!(matches!(role_of(&state, &rt), Role::State(_)));
+        let context: syn::Type = syn::parse_quote!(my_rt::ToolContext);
+        assert!(matches!(role_of(&context, &rt), Role::Context));
     }
 }
