@@ -223,6 +223,34 @@ pub fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
     }
 }
 
+fn type_args(segment: &syn::PathSegment) -> impl Iterator<Item = &syn::Type> {
+    let args = match &segment.arguments {
+        syn::PathArguments::AngleBracketed(args) => Some(args.args.iter()),
+        _ => None,
+    };
+    args.into_iter().flatten().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The first reference type anywhere in `ty` (`&str`, `Option<&[u8]>`).
+pub fn find_reference(ty: &syn::Type) -> Option<&syn::TypeReference> {
+    match ty {
+        syn::Type::Reference(reference) => Some(reference),
+        syn::Type::Path(path) => {
+            let qself = path.qself.as_ref().and_then(|q| find_reference(&q.ty));
+            qself.or_else(|| path.path.segments.iter().flat_map(type_args).find_map(find_reference))
+        }
+        syn::Type::Slice(slice) => find_reference(&slice.elem),
+        syn::Type::Array(array) => find_reference(&array.elem),
+        syn::Type::Group(group) => find_reference(&group.elem),
+        syn::Type::Paren(paren) => find_reference(&paren.elem),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().find_map(find_reference),
+        _ => None,
+    }
+}
+
 /// The identifier without a raw `r#` prefix.
 pub fn unraw(ident: &syn::Ident) -> String {
     let s = ident.to_string();
@@ -287,6 +315,13 @@ mod tests {
         ));
         assert!(matches!(role(syn::parse_quote!(other::ToolContext)), Role::Model));
         assert!(matches!(role(syn::parse_quote!(::State<Db>)), Role::Model));
+    }
+
+    #[test]
+    fn references_are_found_anywhere() {
+        assert!(find_reference(&syn::parse_quote!(&str)).is_some());
+        assert!(find_reference(&syn::parse_quote!(Option<&[u8]>)).is_some());
+        assert!(find_reference(&syn::parse_quote!(Vec<String>)).is_none());
     }
 
     #[test]

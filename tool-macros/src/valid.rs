@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use darling::util::SpannedValue;
 
-use crate::ast::{Param, Role, ToolFn, last_segment};
+use crate::ast::{Param, Role, ToolFn, find_reference, last_segment};
 use crate::attr::{Bounds, is_valid_tool_name};
 use crate::ctxt::Ctxt;
 
@@ -89,6 +89,10 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
         }
         return;
     }
+    if let Some(reference) = find_reference(param.ty) {
+        cx.spanned(reference, borrowed_message(reference));
+        return;
+    }
     if !param.attrs_ok {
         // The attribute's own error is reported; checks that read it would
         // only add false ones (a misspelt `descripton` is not a missing one).
@@ -121,6 +125,24 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
     }
 
     check_bounds(&param.attrs.bounds, cx);
+}
+
+/// A borrowed parameter cannot outlive the arguments it would borrow from:
+/// the message names the owned type to use instead.
+fn borrowed_message(reference: &syn::TypeReference) -> String {
+    let elem = &*reference.elem;
+    let owned = match elem {
+        syn::Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
+        syn::Type::Slice(slice) => {
+            let inner = &slice.elem;
+            format!("Vec<{}>", quote::quote!(#inner))
+        }
+        other => quote::quote!(#other).to_string(),
+    };
+    let written = quote::quote!(#reference).to_string().replace("& ", "&");
+    format!(
+        "a tool parameter cannot borrow (`{written}`): the arguments are owned JSON that the call outlives; use `{owned}`"
+    )
 }
 
 /// Checks bounds shared by parameters and struct fields: the pattern must
