@@ -223,6 +223,42 @@ pub fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
     }
 }
 
+/// What a type's syntax says about its values, for the bound checks. Read
+/// from the last path segment: a type the macro cannot see into (a user's
+/// struct or enum, an alias, `serde_json::Value`) is `Other`, and nothing is
+/// said about it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ValueKind {
+    /// An integer type and its range.
+    Int {
+        lo: i128,
+        hi: i128,
+    },
+    Float,
+    Text,
+    Bool,
+    /// A list, set or map (the outermost type only).
+    Collection,
+    Other,
+}
+
+/// `T` of `Option<T>` or `Box<T>`, looked through repeatedly.
+fn through_option(mut ty: &syn::Type) -> &syn::Type {
+    while let Some(inner) = wrapped(ty, &["Option", "Box"]) {
+        ty = inner;
+    }
+    ty
+}
+
+/// The only type argument of a path type whose last segment is one of `names`.
+fn wrapped<'t>(ty: &'t syn::Type, names: &[&str]) -> Option<&'t syn::Type> {
+    let segment = last_segment(ty)?;
+    if !names.iter().any(|n| segment.ident == n) {
+        return None;
+    }
+    type_args(segment).next()
+}
+
 fn type_args(segment: &syn::PathSegment) -> impl Iterator<Item = &syn::Type> {
     let args = match &segment.arguments {
         syn::PathArguments::AngleBracketed(args) => Some(args.args.iter()),
@@ -232,6 +268,83 @@ fn type_args(segment: &syn::PathSegment) -> impl Iterator<Item = &syn::Type> {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,
     })
+}
+
+/// The element type when `ty` is a list or set, the value type when it is a
+/// map; `None` otherwise.
+fn element(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Slice(slice) => return Some(&slice.elem),
+        syn::Type::Array(array) => return Some(&array.elem),
+        syn::Type::Group(group) => return element(&group.elem),
+        syn::Type::Paren(paren) => return element(&paren.elem),
+        _ => {}
+    }
+    const LISTS: &[&str] = &[
+        "Vec",
+        "VecDeque",
+        "LinkedList",
+        "HashSet",
+        "BTreeSet",
+        "IndexSet",
+        "BinaryHeap",
+    ];
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap"];
+    let segment = last_segment(ty)?;
+    if LISTS.iter().any(|n| segment.ident == n) {
+        type_args(segment).next()
+    } else if MAPS.iter().any(|n| segment.ident == n) {
+        type_args(segment).nth(1)
+    } else {
+        None
+    }
+}
+
+/// The outermost value of a parameter type (through `Option`), which item
+/// bounds apply to.
+pub fn outer_kind(ty: &syn::Type) -> ValueKind {
+    let ty = through_option(ty);
+    if element(ty).is_some() {
+        ValueKind::Collection
+    } else {
+        scalar_kind(ty)
+    }
+}
+
+/// The innermost value of a parameter type (through `Option`, lists and
+/// maps), which numeric and string bounds apply to, and that type.
+pub fn inner_kind(ty: &syn::Type) -> (ValueKind, &syn::Type) {
+    let mut ty = through_option(ty);
+    while let Some(elem) = element(ty) {
+        ty = through_option(elem);
+    }
+    (scalar_kind(ty), ty)
+}
+
+fn scalar_kind(ty: &syn::Type) -> ValueKind {
+    let Some(segment) = last_segment(ty) else {
+        return ValueKind::Other;
+    };
+    if !segment.arguments.is_none() {
+        return ValueKind::Other;
+    }
+    let int = |lo: i128, hi: i128| ValueKind::Int { lo, hi };
+    match segment.ident.to_string().as_str() {
+        "u8" => int(0, u8::MAX.into()),
+        "u16" => int(0, u16::MAX.into()),
+        "u32" => int(0, u32::MAX.into()),
+        "u64" | "usize" => int(0, u64::MAX.into()),
+        "u128" => int(0, i128::MAX),
+        "i8" => int(i8::MIN.into(), i8::MAX.into()),
+        "i16" => int(i16::MIN.into(), i16::MAX.into()),
+        "i32" => int(i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => int(i64::MIN.into(), i64::MAX.into()),
+        "i128" => int(i128::MIN, i128::MAX),
+        "f32" | "f64" => ValueKind::Float,
+        "String" | "str" => ValueKind::Text,
+        "bool" => ValueKind::Bool,
+        _ => ValueKind::Other,
+    }
 }
 
 /// The first reference type anywhere in `ty` (`&str`, `Option<&[u8]>`).
@@ -315,6 +428,24 @@ mod tests {
         ));
         assert!(matches!(role(syn::parse_quote!(other::ToolContext)), Role::Model));
         assert!(matches!(role(syn::parse_quote!(::State<Db>)), Role::Model));
+    }
+
+    #[test]
+    fn bounds_see_the_innermost_and_outermost_values() {
+        let ty: syn::Type = syn::parse_quote!(Option<Vec<Option<u8>>>);
+        assert_eq!(outer_kind(&ty), ValueKind::Collection);
+        assert_eq!(inner_kind(&ty).0, ValueKind::Int { lo: 0, hi: 255 });
+        let map: syn::Type = syn::parse_quote!(std::collections::HashMap<String, Vec<String>>);
+        assert_eq!(inner_kind(&map).0, ValueKind::Text);
+        let user: syn::Type = syn::parse_quote!(Vec<Window>);
+        assert_eq!(inner_kind(&user).0, ValueKind::Other);
+        assert_eq!(
+            outer_kind(&syn::parse_quote!(u32)),
+            ValueKind::Int {
+                lo: 0,
+                hi: u32::MAX.into()
+            }
+        );
     }
 
     #[test]

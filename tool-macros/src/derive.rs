@@ -144,7 +144,7 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
                 "a struct field's wire name is serde's: use #[serde(rename = \"...\")]",
             );
         }
-        crate::valid::check_bounds(&attrs.bounds, cx);
+        crate::valid::check_bounds(&attrs.bounds, &field.ty, cx);
         let rust_name = crate::ast::unraw(ident);
         let wire = serde
             .rename
