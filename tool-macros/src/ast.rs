@@ -124,7 +124,14 @@ impl<'a> Param<'a> {
             }
         };
         let param_attrs = cx.handle(ParamAttrs::from_attributes(attrs));
-        let attrs_ok = param_attrs.is_some();
+        let mut attrs_ok = param_attrs.is_some();
+        for path in attrs.iter().filter_map(crate::attr::cfg_param) {
+            cx.spanned(
+                path,
+                "#[tool] cannot see `param` inside `cfg_attr` (cfg is evaluated after the macro runs): write #[param(...)] directly",
+            );
+            attrs_ok = false;
+        }
         let param_attrs = param_attrs.unwrap_or_default();
         Param {
             arg,
