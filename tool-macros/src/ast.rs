@@ -371,6 +371,37 @@ pub fn find_reference(ty: &syn::Type) -> Option<&syn::TypeReference> {
     }
 }
 
+/// Whether `ty` contains an `impl Trait` anywhere (`impl Serialize`,
+/// `Vec<impl Serialize>`), read from the syntax tree.
+pub fn contains_impl_trait(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::ImplTrait(_) => true,
+        syn::Type::Path(path) => {
+            path.qself.as_ref().is_some_and(|q| contains_impl_trait(&q.ty))
+                || path.path.segments.iter().any(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|a| match a {
+                        syn::GenericArgument::Type(t) => contains_impl_trait(t),
+                        syn::GenericArgument::AssocType(assoc) => contains_impl_trait(&assoc.ty),
+                        _ => false,
+                    }),
+                    syn::PathArguments::Parenthesized(args) => {
+                        args.inputs.iter().any(contains_impl_trait)
+                            || matches!(&args.output, syn::ReturnType::Type(_, t) if contains_impl_trait(t))
+                    }
+                    syn::PathArguments::None => false,
+                })
+        }
+        syn::Type::Reference(r) => contains_impl_trait(&r.elem),
+        syn::Type::Ptr(p) => contains_impl_trait(&p.elem),
+        syn::Type::Slice(s) => contains_impl_trait(&s.elem),
+        syn::Type::Array(a) => contains_impl_trait(&a.elem),
+        syn::Type::Group(g) => contains_impl_trait(&g.elem),
+        syn::Type::Paren(p) => contains_impl_trait(&p.elem),
+        syn::Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        _ => false,
+    }
+}
+
 /// The identifier without a raw `r#` prefix.
 pub fn unraw(ident: &syn::Ident) -> String {
     let s = ident.to_string();
@@ -460,6 +491,14 @@ mod tests {
         assert!(find_reference(&syn::parse_quote!(&str)).is_some());
         assert!(find_reference(&syn::parse_quote!(Option<&[u8]>)).is_some());
         assert!(find_reference(&syn::parse_quote!(Vec<String>)).is_none());
+    }
+
+    #[test]
+    fn impl_trait_is_read_from_the_syntax_tree() {
+        assert!(contains_impl_trait(&syn::parse_quote!(impl Serialize)));
+        assert!(contains_impl_trait(&syn::parse_quote!(Vec<impl Serialize>)));
+        assert!(!contains_impl_trait(&syn::parse_quote!(Page<Simpl>)));
+        assert!(!contains_impl_trait(&syn::parse_quote!(Page<simpl::Item>)));
     }
 
     #[test]

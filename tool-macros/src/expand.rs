@@ -209,12 +209,8 @@ fn output_type(model: &ToolFn<'_>) -> Option<syn::Type> {
         Some(ok) => ok,
         None => ty,
     };
-    let plain = !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !contains_impl_trait(ty);
+    let plain = !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !crate::ast::contains_impl_trait(ty);
     plain.then(|| ty.clone())
-}
-
-fn contains_impl_trait(ty: &syn::Type) -> bool {
-    quote!(#ty).to_string().contains("impl ")
 }
 
 /// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
