@@ -53,7 +53,9 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         (Err(errors), _) => (quote!(#errors ::core::unimplemented!()), quote!(false)),
         (Ok(()), None) => (quote!(::core::unimplemented!()), quote!(false)),
     };
+    let assertion = crate::assert::derive(&input, &rt);
     quote! {
+        #assertion
         impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
             fn shape() -> #rt::__private::Shape {
                 #shape

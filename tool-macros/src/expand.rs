@@ -63,8 +63,10 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
     let ident = model.struct_ident();
     let definition = definition(model);
     let crate::invoke::Dispatch { run_fn, methods } = crate::invoke::dispatch(model);
+    let assertions = crate::assert::tool(model);
     quote! {
         #function
+        #assertions
         #struct_item
 
         // Lints are the user's for the user's code, not for what is generated.

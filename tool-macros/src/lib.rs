@@ -8,12 +8,14 @@
 //! - `attr`: parsing `#[tool(...)]` and `#[param(...)]`
 //! - `docs`: descriptions from doc comments
 //! - `valid`: the rules, each error spanned at its token; `ctxt` collects them
+//! - `assert`: spanned trait assertions emitted before the generated code
 //! - `expand`: code generation of the definition; `invoke`: of the dispatcher;
 //!   `fallback`: what is emitted on error
 //! - `derive`, `case`: `#[derive(ToolParam)]` and serde's rename rules
 
 #![forbid(unsafe_code)]
 
+mod assert;
 mod ast;
 mod attr;
 mod case;

@@ -5,6 +5,7 @@
 pub mod bind;
 pub mod codes;
 mod complete;
+mod diagnostics;
 mod dispatch;
 pub mod format;
 pub mod lint;
@@ -33,6 +34,8 @@ pub use tool_macros::{ToolParam, tool};
 pub mod __private {
     pub use serde;
     pub use serde_json;
+
+    pub use crate::diagnostics::*;
 
     pub use crate::bind::BoundArguments;
     pub use crate::codes::CallError;
