@@ -263,7 +263,7 @@ fn check_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut 
             cx.spanned(
                 default,
                 format!(
-                    "the default is a string, but `{}` is not: write the value itself (`default = ...` without quotes)",
+                    "the default is a string, but `{}` is not one: write the value itself, `default = {text}` without quotes",
                     type_name(ty)
                 ),
             );
