@@ -107,6 +107,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[param]`. Names, defaults and skipped fields follow serde's `rename`,
 /// `rename_all`, `default` and `skip` attributes. With
 /// `deny_unknown_fields`, a tool taking the type keeps its typed fast path.
+/// An enum's variants' doc comments are added to its description, by wire
+/// name (`Priority of the task. low: Only when idle; high: First`).
 /// On the type, `#[param(crate = path)]` names a renamed runtime crate.
 #[proc_macro_derive(ToolParam, attributes(param))]
 pub fn derive_tool_param(input: TokenStream) -> TokenStream {
