@@ -46,8 +46,13 @@ pub enum Role<'a> {
 impl<'a> ToolFn<'a> {
     /// Builds the model, collecting every attribute error into `cx`.
     pub fn from_item(item: &'a syn::ItemFn, args: ToolArgs, cx: &mut Ctxt) -> Self {
-        let params = item.sig.inputs.iter().map(|arg| Param::from_arg(arg, cx)).collect();
-        let rt = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
+        let rt: syn::Path = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_runtime));
+        let params = item
+            .sig
+            .inputs
+            .iter()
+            .map(|arg| Param::from_arg(arg, &rt, cx))
+            .collect();
         ToolFn {
             item,
             docs: docs::parse(&item.attrs),
@@ -107,7 +112,7 @@ impl<'a> ToolFn<'a> {
 }
 
 impl<'a> Param<'a> {
-    fn from_arg(arg: &'a syn::FnArg, cx: &mut Ctxt) -> Self {
+    fn from_arg(arg: &'a syn::FnArg, rt: &syn::Path, cx: &mut Ctxt) -> Self {
         let (attrs, ident, ty) = match arg {
             syn::FnArg::Receiver(receiver) => (&receiver.attrs, None, &*receiver.ty),
             syn::FnArg::Typed(pat_type) => {
@@ -119,13 +124,20 @@ impl<'a> Param<'a> {
             }
         };
         let param_attrs = cx.handle(ParamAttrs::from_attributes(attrs));
-        let attrs_ok = param_attrs.is_some();
+        let mut attrs_ok = param_attrs.is_some();
+        for path in attrs.iter().filter_map(crate::attr::cfg_param) {
+            cx.spanned(
+                path,
+                "#[tool] cannot see `param` inside `cfg_attr` (cfg is evaluated after the macro runs): write #[param(...)] directly",
+            );
+            attrs_ok = false;
+        }
         let param_attrs = param_attrs.unwrap_or_default();
         Param {
             arg,
             ident,
             ty,
-            role: role_of(ty),
+            role: role_of(ty, rt),
             attrs: param_attrs,
             attrs_ok,
         }
@@ -160,12 +172,20 @@ impl<'a> Param<'a> {
 }
 
 /// `ToolContext` is the call's context, `State<T>` shared state; anything
-/// else comes from the model. Matched by the last path segment, so
-/// `tool_runtime::ToolContext` works as well as the bare name.
-fn role_of(ty: &syn::Type) -> Role<'_> {
+/// else comes from the model.
+///
+/// Only the runtime's own types are injected, recognised by their path: the
+/// bare name (`State<Db>`, as imported from the runtime), or a path through
+/// the runtime crate (`tool_runtime::State<Db>`, `tool_runtime::tool::State<Db>`,
+/// or through the `#[tool(crate = ...)]` path). Another type that happens to
+/// be named `State` (`geo::State<String>`) is a model parameter like any other.
+fn role_of<'a>(ty: &'a syn::Type, rt: &syn::Path) -> Role<'a> {
     let syn::Type::Path(path) = ty else {
         return Role::Model;
     };
+    if path.qself.is_some() || !is_runtime_path(&path.path, rt) {
+        return Role::Model;
+    }
     let Some(last) = path.path.segments.last() else {
         return Role::Model;
     };
@@ -181,6 +201,25 @@ fn role_of(ty: &syn::Type) -> Role<'_> {
     Role::Model
 }
 
+/// Whether `path` names an item of the runtime: a single segment, or the
+/// runtime crate's path (`tool_runtime` or the `crate = ...` override)
+/// followed by the item, directly or through its `tool` module.
+fn is_runtime_path(path: &syn::Path, rt: &syn::Path) -> bool {
+    let idents: Vec<&syn::Ident> = path.segments.iter().map(|s| &s.ident).collect();
+    let Some((_, prefix)) = idents.split_last() else {
+        return false;
+    };
+    if prefix.is_empty() {
+        return path.leading_colon.is_none();
+    }
+    let prefix = match prefix.split_last() {
+        Some((module, rest)) if *module == "tool" => rest,
+        _ => prefix,
+    };
+    let runtime: Vec<&syn::Ident> = rt.segments.iter().map(|s| &s.ident).collect();
+    prefix == runtime.as_slice() || (prefix.len() == 1 && prefix[0] == "tool_runtime")
+}
+
 /// The last segment's name when `ty` is a path type (`Option`, `Result`, ...).
 pub fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
     match ty {
@@ -188,6 +227,178 @@ pub fn last_segment(ty: &syn::Type) -> Option<&syn::PathSegment> {
         syn::Type::Group(group) => last_segment(&group.elem),
         syn::Type::Paren(paren) => last_segment(&paren.elem),
         _ => None,
+    }
+}
+
+/// What a type's syntax says about its values, for the bound checks. Read
+/// from the last path segment: a type the macro cannot see into (a user's
+/// struct or enum, an alias, `serde_json::Value`) is `Other`, and nothing is
+/// said about it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ValueKind {
+    /// An integer type and its range.
+    Int {
+        lo: i128,
+        hi: i128,
+    },
+    Float,
+    Text,
+    Bool,
+    /// A list, set or map (the outermost type only).
+    Collection,
+    Other,
+}
+
+/// `T` of `Option<T>` or `Box<T>`, looked through repeatedly.
+fn through_option(mut ty: &syn::Type) -> &syn::Type {
+    while let Some(inner) = wrapped(ty, &["Option", "Box"]) {
+        ty = inner;
+    }
+    ty
+}
+
+/// The only type argument of a path type whose last segment is one of `names`.
+fn wrapped<'t>(ty: &'t syn::Type, names: &[&str]) -> Option<&'t syn::Type> {
+    let segment = last_segment(ty)?;
+    if !names.iter().any(|n| segment.ident == n) {
+        return None;
+    }
+    type_args(segment).next()
+}
+
+fn type_args(segment: &syn::PathSegment) -> impl Iterator<Item = &syn::Type> {
+    let args = match &segment.arguments {
+        syn::PathArguments::AngleBracketed(args) => Some(args.args.iter()),
+        _ => None,
+    };
+    args.into_iter().flatten().filter_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The element type when `ty` is a list or set, the value type when it is a
+/// map; `None` otherwise.
+fn element(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Slice(slice) => return Some(&slice.elem),
+        syn::Type::Array(array) => return Some(&array.elem),
+        syn::Type::Group(group) => return element(&group.elem),
+        syn::Type::Paren(paren) => return element(&paren.elem),
+        _ => {}
+    }
+    const LISTS: &[&str] = &[
+        "Vec",
+        "VecDeque",
+        "LinkedList",
+        "HashSet",
+        "BTreeSet",
+        "IndexSet",
+        "BinaryHeap",
+    ];
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap"];
+    let segment = last_segment(ty)?;
+    if LISTS.iter().any(|n| segment.ident == n) {
+        type_args(segment).next()
+    } else if MAPS.iter().any(|n| segment.ident == n) {
+        type_args(segment).nth(1)
+    } else {
+        None
+    }
+}
+
+/// The outermost value of a parameter type (through `Option`), which item
+/// bounds apply to.
+pub fn outer_kind(ty: &syn::Type) -> ValueKind {
+    let ty = through_option(ty);
+    if element(ty).is_some() {
+        ValueKind::Collection
+    } else {
+        scalar_kind(ty)
+    }
+}
+
+/// The innermost value of a parameter type (through `Option`, lists and
+/// maps), which numeric and string bounds apply to, and that type.
+pub fn inner_kind(ty: &syn::Type) -> (ValueKind, &syn::Type) {
+    let mut ty = through_option(ty);
+    while let Some(elem) = element(ty) {
+        ty = through_option(elem);
+    }
+    (scalar_kind(ty), ty)
+}
+
+fn scalar_kind(ty: &syn::Type) -> ValueKind {
+    let Some(segment) = last_segment(ty) else {
+        return ValueKind::Other;
+    };
+    if !segment.arguments.is_none() {
+        return ValueKind::Other;
+    }
+    let int = |lo: i128, hi: i128| ValueKind::Int { lo, hi };
+    match segment.ident.to_string().as_str() {
+        "u8" => int(0, u8::MAX.into()),
+        "u16" => int(0, u16::MAX.into()),
+        "u32" => int(0, u32::MAX.into()),
+        "u64" | "usize" => int(0, u64::MAX.into()),
+        "u128" => int(0, i128::MAX),
+        "i8" => int(i8::MIN.into(), i8::MAX.into()),
+        "i16" => int(i16::MIN.into(), i16::MAX.into()),
+        "i32" => int(i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => int(i64::MIN.into(), i64::MAX.into()),
+        "i128" => int(i128::MIN, i128::MAX),
+        "f32" | "f64" => ValueKind::Float,
+        "String" | "str" => ValueKind::Text,
+        "bool" => ValueKind::Bool,
+        _ => ValueKind::Other,
+    }
+}
+
+/// The first reference type anywhere in `ty` (`&str`, `Option<&[u8]>`).
+pub fn find_reference(ty: &syn::Type) -> Option<&syn::TypeReference> {
+    match ty {
+        syn::Type::Reference(reference) => Some(reference),
+        syn::Type::Path(path) => {
+            let qself = path.qself.as_ref().and_then(|q| find_reference(&q.ty));
+            qself.or_else(|| path.path.segments.iter().flat_map(type_args).find_map(find_reference))
+        }
+        syn::Type::Slice(slice) => find_reference(&slice.elem),
+        syn::Type::Array(array) => find_reference(&array.elem),
+        syn::Type::Group(group) => find_reference(&group.elem),
+        syn::Type::Paren(paren) => find_reference(&paren.elem),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().find_map(find_reference),
+        _ => None,
+    }
+}
+
+/// Whether `ty` contains an `impl Trait` anywhere (`impl Serialize`,
+/// `Vec<impl Serialize>`), read from the syntax tree.
+pub fn contains_impl_trait(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::ImplTrait(_) => true,
+        syn::Type::Path(path) => {
+            path.qself.as_ref().is_some_and(|q| contains_impl_trait(&q.ty))
+                || path.path.segments.iter().any(|segment| match &segment.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|a| match a {
+                        syn::GenericArgument::Type(t) => contains_impl_trait(t),
+                        syn::GenericArgument::AssocType(assoc) => contains_impl_trait(&assoc.ty),
+                        _ => false,
+                    }),
+                    syn::PathArguments::Parenthesized(args) => {
+                        args.inputs.iter().any(contains_impl_trait)
+                            || matches!(&args.output, syn::ReturnType::Type(_, t) if contains_impl_trait(t))
+                    }
+                    syn::PathArguments::None => false,
+                })
+        }
+        syn::Type::Reference(r) => contains_impl_trait(&r.elem),
+        syn::Type::Ptr(p) => contains_impl_trait(&p.elem),
+        syn::Type::Slice(s) => contains_impl_trait(&s.elem),
+        syn::Type::Array(a) => contains_impl_trait(&a.elem),
+        syn::Type::Group(g) => contains_impl_trait(&g.elem),
+        syn::Type::Paren(p) => contains_impl_trait(&p.elem),
+        syn::Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        _ => false,
     }
 }
 
@@ -225,11 +436,77 @@ mod tests {
 
     #[test]
     fn injected_parameters_are_recognised_by_type() {
-        let ctx: syn::Type = syn::parse_quote!(tool_runtime::ToolContext);
-        assert!(matches!(role_of(&ctx), Role::Context));
-        let state: syn::Type = syn::parse_quote!(State<Db>);
-        assert!(matches!(role_of(&state), Role::State(_)));
-        let plain: syn::Type = syn::parse_quote!(Vec<String>);
-        assert!(matches!(role_of(&plain), Role::Model));
+        let rt: syn::Path = syn::parse_quote!(::tool_runtime);
+        let role = |ty: syn::Type| role_of(Box::leak(Box::new(ty)), &rt);
+        assert!(matches!(
+            role(syn::parse_quote!(tool_runtime::ToolContext)),
+            Role::Context
+        ));
+        assert!(matches!(role(syn::parse_quote!(ToolContext)), Role::Context));
+        assert!(matches!(role(syn::parse_quote!(State<Db>)), Role::State(_)));
+        assert!(matches!(
+            role(syn::parse_quote!(::tool_runtime::State<Db>)),
+            Role::State(_)
+        ));
+        assert!(matches!(
+            role(syn::parse_quote!(tool_runtime::tool::State<Db>)),
+            Role::State(_)
+        ));
+        assert!(matches!(role(syn::parse_quote!(Vec<String>)), Role::Model));
+    }
+
+    #[test]
+    fn a_state_type_of_another_crate_is_a_model_parameter() {
+        let rt: syn::Path = syn::parse_quote!(::tool_runtime);
+        let role = |ty: syn::Type| role_of(Box::leak(Box::new(ty)), &rt);
+        assert!(matches!(role(syn::parse_quote!(geo::State<String>)), Role::Model));
+        assert!(matches!(
+            role(syn::parse_quote!(crate::geo::State<String>)),
+            Role::Model
+        ));
+        assert!(matches!(role(syn::parse_quote!(other::ToolContext)), Role::Model));
+        assert!(matches!(role(syn::parse_quote!(::State<Db>)), Role::Model));
+    }
+
+    #[test]
+    fn bounds_see_the_innermost_and_outermost_values() {
+        let ty: syn::Type = syn::parse_quote!(Option<Vec<Option<u8>>>);
+        assert_eq!(outer_kind(&ty), ValueKind::Collection);
+        assert_eq!(inner_kind(&ty).0, ValueKind::Int { lo: 0, hi: 255 });
+        let map: syn::Type = syn::parse_quote!(std::collections::HashMap<String, Vec<String>>);
+        assert_eq!(inner_kind(&map).0, ValueKind::Text);
+        let user: syn::Type = syn::parse_quote!(Vec<Window>);
+        assert_eq!(inner_kind(&user).0, ValueKind::Other);
+        assert_eq!(
+            outer_kind(&syn::parse_quote!(u32)),
+            ValueKind::Int {
+                lo: 0,
+                hi: u32::MAX.into()
+            }
+        );
+    }
+
+    #[test]
+    fn references_are_found_anywhere() {
+        assert!(find_reference(&syn::parse_quote!(&str)).is_some());
+        assert!(find_reference(&syn::parse_quote!(Option<&[u8]>)).is_some());
+        assert!(find_reference(&syn::parse_quote!(Vec<String>)).is_none());
+    }
+
+    #[test]
+    fn impl_trait_is_read_from_the_syntax_tree() {
+        assert!(contains_impl_trait(&syn::parse_quote!(impl Serialize)));
+        assert!(contains_impl_trait(&syn::parse_quote!(Vec<impl Serialize>)));
+        assert!(!contains_impl_trait(&syn::parse_quote!(Page<Simpl>)));
+        assert!(!contains_impl_trait(&syn::parse_quote!(Page<simpl::Item>)));
+    }
+
+    #[test]
+    fn a_renamed_runtime_path_injects_its_state() {
+        let rt: syn::Path = syn::parse_quote!(my_rt);
+        let state: syn::Type = syn::parse_quote!(my_rt::State<Db>);
+        assert!(matches!(role_of(&state, &rt), Role::State(_)));
+        let context: syn::Type = syn::parse_quote!(my_rt::ToolContext);
+        assert!(matches!(role_of(&context, &rt), Role::Context));
     }
 }

@@ -180,9 +180,27 @@ pub fn tool_args(args: TokenStream) -> darling::Result<ToolArgs> {
     ToolArgs::from_list(&list)
 }
 
-/// Whether an attribute is `#[param(...)]`.
+/// Whether an attribute is `#[param(...)]`, or a `#[cfg_attr(..., param(...))]`
+/// (reported by `cfg_param`; stripped with the others).
 pub fn is_param_attr(attr: &syn::Attribute) -> bool {
-    attr.path().is_ident("param")
+    attr.path().is_ident("param") || cfg_param(attr).is_some()
+}
+
+/// The `param(...)` inside `#[cfg_attr(predicate, param(...))]`. A macro
+/// runs before `cfg` is evaluated on a function's parameters, so `#[tool]`
+/// cannot know whether it applies: it is an error, not a silent miss.
+pub fn cfg_param(attr: &syn::Attribute) -> Option<syn::Path> {
+    if !attr.path().is_ident("cfg_attr") {
+        return None;
+    }
+    let metas = attr
+        .parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    metas
+        .into_iter()
+        .skip(1)
+        .map(|m| m.path().clone())
+        .find(|p| p.is_ident("param"))
 }
 
 /// Whether `name` is a valid tool name: `^[a-zA-Z0-9_-]{1,64}$`.
@@ -232,6 +250,15 @@ mod tests {
         assert!(matches!(NumberLit::from_expr(&f).unwrap(), NumberLit::Float(x) if x == 0.25));
         let bad: syn::Expr = syn::parse_quote!(SOME_CONST);
         assert!(NumberLit::from_expr(&bad).is_err());
+    }
+
+    #[test]
+    fn param_inside_cfg_attr_is_found() {
+        let attr: syn::Attribute = syn::parse_quote!(#[cfg_attr(feature = "x", param(description = "d"))]);
+        assert!(cfg_param(&attr).is_some());
+        assert!(is_param_attr(&attr));
+        let other: syn::Attribute = syn::parse_quote!(#[cfg_attr(test, allow(unused))]);
+        assert!(cfg_param(&other).is_none());
     }
 
     #[test]

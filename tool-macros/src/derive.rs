@@ -26,10 +26,10 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
             cx.at(span, format!("{what} enums are not supported as tool parameters"));
         }
     }
-    let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
+    let mut description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
     let kind = match &input.data {
         syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut cx),
-        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut cx),
+        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut description, &mut cx),
         syn::Data::Union(u) => {
             cx.spanned(u.union_token, "a union cannot be a tool parameter");
             None
@@ -52,7 +52,9 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         (Err(errors), _) => quote!(#errors ::core::unimplemented!()),
         (Ok(()), None) => quote!(::core::unimplemented!()),
     };
+    let assertion = crate::assert::derive(&input, &rt);
     quote! {
+        #assertion
         impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
             fn shape() -> #rt::__private::Shape {
                 #shape
@@ -129,7 +131,7 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
                 "a struct field's wire name is serde's: use #[serde(rename = \"...\")]",
             );
         }
-        crate::valid::check_bounds(&attrs.bounds, cx);
+        crate::valid::check_bounds(&attrs.bounds, &field.ty, cx);
         let rust_name = crate::ast::unraw(ident);
         let wire = serde
             .rename
@@ -164,9 +166,18 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
     })
 }
 
-/// The expression of a unit-variant enum's shape.
-fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
+/// The expression of a unit-variant enum's shape. The variants' doc
+/// comments are added to `description` (the model cannot see them
+/// otherwise): see `variant_docs`.
+fn enum_kind(
+    rt: &syn::Path,
+    data: &syn::DataEnum,
+    container: &SerdeAttrs,
+    description: &mut Option<String>,
+    cx: &mut Ctxt,
+) -> Option<TokenStream> {
     let mut values = Vec::new();
+    let mut documented = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
             let (ident, fields) = (&variant.ident, &variant.fields);
@@ -185,13 +196,39 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
             .rename
             .clone()
             .unwrap_or_else(|| container.rename_all.map_or(name.clone(), |r| r.apply_to_variant(&name)));
+        if let Some(doc) = docs::join_paragraphs(&docs::doc_lines(&variant.attrs)) {
+            documented.push((wire.clone(), doc));
+        }
         values.push(wire);
     }
+    *description = variant_docs(description.take(), &documented);
     if data.variants.is_empty() {
         cx.at(Span::call_site(), "an enum without variants cannot be a tool parameter");
     }
     Some(quote! {
         #rt::__private::enum_shape(&[#(#values),*])
+    })
+}
+
+/// The enum's description followed by its variants' docs, by wire name:
+/// `Priority of the task. low: only when idle; normal: the usual`. Each
+/// variant's doc is one line without its final period; undocumented
+/// variants are left out; with no enum doc the list stands alone.
+fn variant_docs(description: Option<String>, documented: &[(String, String)]) -> Option<String> {
+    if documented.is_empty() {
+        return description;
+    }
+    let list = documented
+        .iter()
+        .map(|(wire, doc)| {
+            let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+            format!("{wire}: {}", doc.strip_suffix('.').unwrap_or(&doc))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Some(match description {
+        Some(own) => format!("{own} {list}"),
+        None => list,
     })
 }
 
@@ -284,4 +321,35 @@ fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
         let _: TokenStream = _content.parse()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(w, d)| (w.to_string(), d.to_string())).collect()
+    }
+
+    #[test]
+    fn variant_docs_follow_the_enum_description() {
+        let described = variant_docs(
+            Some("Priority of the task.".into()),
+            &docs(&[("low", "Only when idle."), ("high", "Before anything\n\nelse.")]),
+        );
+        assert_eq!(
+            described.as_deref(),
+            Some("Priority of the task. low: Only when idle; high: Before anything else")
+        );
+    }
+
+    #[test]
+    fn variant_docs_stand_alone_or_are_absent() {
+        assert_eq!(
+            variant_docs(None, &docs(&[("low", "Only when idle")])).as_deref(),
+            Some("low: Only when idle")
+        );
+        assert_eq!(variant_docs(Some("Kept.".into()), &[]).as_deref(), Some("Kept."));
+        assert_eq!(variant_docs(None, &[]), None);
+    }
 }

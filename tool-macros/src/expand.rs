@@ -38,8 +38,10 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
     let definition = definition(model);
     let crate::invoke::Dispatch { run_fn, methods } = crate::invoke::dispatch(model);
     let bounds = crate::emit::param_bounds(model);
+    let assertions = crate::assert::tool(model);
     quote! {
         #function
+        #assertions
         #struct_item
 
         // Lints are the user's for the user's code, not for what is generated.
@@ -160,10 +162,6 @@ fn output_type(model: &ToolFn<'_>) -> Option<syn::Type> {
         Some(ok) => ok,
         None => ty,
     };
-    let plain = !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !contains_impl_trait(ty);
+    let plain = !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !crate::ast::contains_impl_trait(ty);
     plain.then(|| ty.clone())
-}
-
-fn contains_impl_trait(ty: &syn::Type) -> bool {
-    quote!(#ty).to_string().contains("impl ")
 }

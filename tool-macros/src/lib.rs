@@ -8,12 +8,15 @@
 //! - `attr`: parsing `#[tool(...)]` and `#[param(...)]`
 //! - `docs`: descriptions from doc comments
 //! - `valid`: the rules, each error spanned at its token; `ctxt` collects them
+//! - `assert`: spanned trait assertions emitted before the generated code
 //! - `expand`: code generation of the definition; `invoke`: of the dispatcher;
 //!   `fallback`: what is emitted on error
+//! - `place`: whether the function sits in an `impl` block (read from its file)
 //! - `derive`, `case`: `#[derive(ToolParam)]` and serde's rename rules
 
 #![forbid(unsafe_code)]
 
+mod assert;
 mod ast;
 mod attr;
 mod case;
@@ -24,6 +27,7 @@ mod emit;
 mod expand;
 mod fallback;
 mod invoke;
+mod place;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -69,10 +73,17 @@ use proc_macro::TokenStream;
 /// Misuse is a compile error pointing at the offending token: a missing
 /// description, an invalid name, an unknown key, a default on an `Option`,
 /// generics, `self`, a pattern parameter, a type that is no tool parameter,
-/// two parameters with one wire name.
+/// two parameters with one wire name, an associated function in an `impl`
+/// block (a tool is a free function; this is read from the source file).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::tool(args.into(), item.into()).into()
+    let item = proc_macro2::TokenStream::from(item);
+    // The function's source file, to see whether it sits in an `impl` block.
+    let source = |span: proc_macro2::Span| std::fs::read_to_string(span.unwrap().local_file()?).ok();
+    if let Some(error) = place::associated_fn(&item, source) {
+        return error.into();
+    }
+    expand::tool(args.into(), item).into()
 }
 
 /// Implements `tool_runtime::ToolParam` for a struct with named fields, a
@@ -97,6 +108,8 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[param]`. Names, defaults and skipped fields follow serde's `rename`,
 /// `rename_all`, `default` and `skip` attributes. With
 /// `deny_unknown_fields`, a tool taking the type keeps its typed fast path.
+/// An enum's variants' doc comments are added to its description, by wire
+/// name (`Priority of the task. low: Only when idle; high: First`).
 /// On the type, `#[param(crate = path)]` names a renamed runtime crate.
 #[proc_macro_derive(ToolParam, attributes(param))]
 pub fn derive_tool_param(input: TokenStream) -> TokenStream {

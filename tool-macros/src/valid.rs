@@ -3,10 +3,11 @@
 
 use std::collections::HashSet;
 
+use darling::FromMeta;
 use darling::util::SpannedValue;
 
-use crate::ast::{Param, Role, ToolFn, last_segment};
-use crate::attr::{Bounds, is_valid_tool_name};
+use crate::ast::{Param, Role, ToolFn, ValueKind, find_reference, inner_kind, last_segment, outer_kind};
+use crate::attr::{Bounds, NumberLit, is_valid_tool_name};
 use crate::ctxt::Ctxt;
 
 /// Adds one error per broken rule to `cx`.
@@ -89,6 +90,10 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
         }
         return;
     }
+    if let Some(reference) = find_reference(param.ty) {
+        cx.spanned(reference, borrowed_message(reference));
+        return;
+    }
     if !param.attrs_ok {
         // The attribute's own error is reported; checks that read it would
         // only add false ones (a misspelt `descripton` is not a missing one).
@@ -120,12 +125,35 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
         cx.at(rename.span(), "the wire name cannot be empty");
     }
 
-    check_bounds(&param.attrs.bounds, cx);
+    check_bounds(&param.attrs.bounds, param.ty, cx);
+    if let Some(Some(default)) = param.default() {
+        check_default(default, &param.attrs.bounds, param.ty, cx);
+    }
+}
+
+/// A borrowed parameter cannot outlive the arguments it would borrow from:
+/// the message names the owned type to use instead.
+fn borrowed_message(reference: &syn::TypeReference) -> String {
+    let elem = &*reference.elem;
+    let owned = match elem {
+        syn::Type::Path(path) if path.path.is_ident("str") => "String".to_owned(),
+        syn::Type::Slice(slice) => {
+            let inner = &slice.elem;
+            format!("Vec<{}>", quote::quote!(#inner))
+        }
+        other => quote::quote!(#other).to_string(),
+    };
+    let written = quote::quote!(#reference).to_string().replace("& ", "&");
+    format!(
+        "a tool parameter cannot borrow (`{written}`): the arguments are owned JSON that the call outlives; use `{owned}`"
+    )
 }
 
 /// Checks bounds shared by parameters and struct fields: the pattern must
-/// compile, a lower bound may not exceed its upper bound.
-pub fn check_bounds(bounds: &Bounds, cx: &mut Ctxt) {
+/// compile, a lower bound may not exceed its upper bound, and each bound
+/// must fit the type it bounds (read from its syntax; a type the macro
+/// cannot see into, such as a user's struct, is left alone).
+pub fn check_bounds(bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
     if let Some(pattern) = &bounds.pattern
         && let Err(e) = regex_lite::Regex::new(pattern.as_str())
     {
@@ -145,6 +173,195 @@ pub fn check_bounds(bounds: &Bounds, cx: &mut Ctxt) {
     }
     check_pair(cx, "min_length", &bounds.min_length, "max_length", &bounds.max_length);
     check_pair(cx, "min_items", &bounds.min_items, "max_items", &bounds.max_items);
+    check_fit(bounds, ty, cx);
+}
+
+/// Each bound against the kind of value it applies to: numeric and string
+/// bounds to the innermost value (through `Option`, lists and maps), item
+/// bounds to the outermost list or map.
+fn check_fit(bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
+    let (inner, inner_ty) = inner_kind(ty);
+    let inner_name = type_name(inner_ty);
+    for (key, bound) in [("min", &bounds.min), ("max", &bounds.max)] {
+        let Some(bound) = bound else { continue };
+        match inner {
+            ValueKind::Int { lo, hi } => {
+                let value = bound.as_f64();
+                if value < lo as f64 || value > hi as f64 {
+                    let why = if value < 0.0 && lo == 0 {
+                        format!("`{inner_name}` cannot be negative")
+                    } else {
+                        format!("`{inner_name}` holds {lo} to {hi}")
+                    };
+                    cx.at(
+                        bound.span(),
+                        format!("`{key} = {}` does not fit the type: {why}", number(bound)),
+                    );
+                }
+            }
+            ValueKind::Float | ValueKind::Other | ValueKind::Collection => {}
+            ValueKind::Text => cx.at(
+                bound.span(),
+                format!(
+                    "`{key}` bounds a number, but `{inner_name}` is a string: bound its length with `{key}_length`"
+                ),
+            ),
+            ValueKind::Bool => cx.at(
+                bound.span(),
+                format!("`{key}` bounds a number, but `{inner_name}` is not one"),
+            ),
+        }
+    }
+    let text_bounds = [
+        ("min_length", bounds.min_length.as_ref().map(|b| b.span())),
+        ("max_length", bounds.max_length.as_ref().map(|b| b.span())),
+        ("pattern", bounds.pattern.as_ref().map(|b| b.span())),
+    ];
+    for (key, span) in text_bounds {
+        let Some(span) = span else { continue };
+        let what = match inner {
+            ValueKind::Text | ValueKind::Other | ValueKind::Collection => continue,
+            ValueKind::Int { .. } | ValueKind::Float => "a number: bound its value with `min`/`max`",
+            ValueKind::Bool => "a boolean",
+        };
+        let applies = if key == "pattern" {
+            "matches strings"
+        } else {
+            "bounds the length of a string"
+        };
+        cx.at(span, format!("`{key}` {applies}, but `{inner_name}` is {what}"));
+    }
+    let outer = outer_kind(ty);
+    for (key, bound) in [("min_items", &bounds.min_items), ("max_items", &bounds.max_items)] {
+        let Some(bound) = bound else { continue };
+        let hint = match outer {
+            ValueKind::Collection | ValueKind::Other => continue,
+            ValueKind::Text => format!(": bound a string's length with `{}`", key.replace("items", "length")),
+            _ => String::new(),
+        };
+        cx.at(
+            bound.span(),
+            format!(
+                "`{key}` bounds the number of items of a list, set or map, but `{}` holds a single value{hint}",
+                type_name(ty)
+            ),
+        );
+    }
+}
+
+/// A literal default checked against the parameter's own bounds and type.
+fn check_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
+    if !matches!(
+        outer_kind(ty),
+        ValueKind::Int { .. } | ValueKind::Float | ValueKind::Text | ValueKind::Bool
+    ) {
+        return;
+    }
+    let (kind, _) = inner_kind(ty);
+    if let Some(text) = string_literal(default) {
+        if kind != ValueKind::Text {
+            cx.spanned(
+                default,
+                format!(
+                    "the default is a string, but `{}` is not one: write the value itself, `default = {text}` without quotes",
+                    type_name(ty)
+                ),
+            );
+            return;
+        }
+        let length = text.chars().count() as u64;
+        if let Some(min) = &bounds.min_length
+            && length < **min
+        {
+            cx.spanned(
+                default,
+                format!(
+                    "the default is outside the parameter's own bounds: {length} characters, below `min_length` ({})",
+                    **min
+                ),
+            );
+        }
+        if let Some(max) = &bounds.max_length
+            && length > **max
+        {
+            cx.spanned(
+                default,
+                format!(
+                    "the default is outside the parameter's own bounds: {length} characters, above `max_length` ({})",
+                    **max
+                ),
+            );
+        }
+        if let Some(pattern) = &bounds.pattern
+            && let Ok(regex) = regex_lite::Regex::new(pattern.as_str())
+            && !regex.is_match(&text)
+        {
+            cx.spanned(
+                default,
+                format!(
+                    "the default is outside the parameter's own bounds: it does not match `pattern` (`{}`)",
+                    pattern.as_str()
+                ),
+            );
+        }
+        return;
+    }
+    let Ok(value) = NumberLit::from_expr(default) else {
+        return;
+    };
+    let value = value.as_f64();
+    if let Some(min) = &bounds.min
+        && value < min.as_f64()
+    {
+        cx.spanned(
+            default,
+            format!(
+                "the default ({value}) is outside the parameter's own bounds: below `min` ({})",
+                number(min)
+            ),
+        );
+    }
+    if let Some(max) = &bounds.max
+        && value > max.as_f64()
+    {
+        cx.spanned(
+            default,
+            format!(
+                "the default ({value}) is outside the parameter's own bounds: above `max` ({})",
+                number(max)
+            ),
+        );
+    }
+}
+
+fn string_literal(expr: &syn::Expr) -> Option<String> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s), ..
+        }) => Some(s.value()),
+        syn::Expr::Group(group) => string_literal(&group.expr),
+        _ => None,
+    }
+}
+
+fn number(n: &NumberLit) -> String {
+    match n {
+        NumberLit::Int(i) => i.to_string(),
+        NumberLit::Float(f) => f.to_string(),
+    }
+}
+
+/// The type as written, without the spaces `quote` puts between tokens.
+fn type_name(ty: &syn::Type) -> String {
+    let text = quote::quote!(#ty).to_string();
+    text.replace(" < ", "<")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace("& ", "&")
 }
 
 fn check_pair(
@@ -163,6 +380,99 @@ fn check_pair(
                 "`{lo_name}` ({}) is greater than `{hi_name}` ({}): no value could pass",
                 **lo, **hi
             ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use darling::FromAttributes;
+
+    use super::*;
+    use crate::attr::ParamAttrs;
+
+    fn errors(attr: syn::Attribute, ty: syn::Type) -> usize {
+        let attrs = ParamAttrs::from_attributes(&[attr]).unwrap();
+        let mut cx = Ctxt::new();
+        check_bounds(&attrs.bounds, &ty, &mut cx);
+        match cx.finish() {
+            Ok(()) => 0,
+            Err(tokens) => tokens.to_string().matches("compile_error").count(),
+        }
+    }
+
+    #[test]
+    fn bounds_that_fit_their_type_pass() {
+        assert_eq!(
+            errors(
+                syn::parse_quote!(#[param(min = 1, max_items = 3)]),
+                syn::parse_quote!(Option<Vec<u32>>)
+            ),
+            0
+        );
+        assert_eq!(
+            errors(
+                syn::parse_quote!(#[param(min_length = 1, min_items = 1)]),
+                syn::parse_quote!(HashMap<String, String>)
+            ),
+            0
+        );
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(min = -1.5)]), syn::parse_quote!(f64)),
+            0
+        );
+        assert_eq!(
+            errors(
+                syn::parse_quote!(#[param(min = -128, max = 127)]),
+                syn::parse_quote!(i8)
+            ),
+            0
+        );
+    }
+
+    #[test]
+    fn a_type_the_macro_cannot_see_into_is_left_alone() {
+        assert_eq!(
+            errors(
+                syn::parse_quote!(#[param(min = 1, min_length = 1, min_items = 1)]),
+                syn::parse_quote!(Window)
+            ),
+            0
+        );
+        assert_eq!(
+            errors(
+                syn::parse_quote!(#[param(pattern = "x")]),
+                syn::parse_quote!(Vec<serde_json::Value>)
+            ),
+            0
+        );
+    }
+
+    #[test]
+    fn bounds_that_do_not_fit_are_errors() {
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(min_length = 1)]), syn::parse_quote!(u32)),
+            1
+        );
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(min = 1)]), syn::parse_quote!(String)),
+            1
+        );
+        assert_eq!(errors(syn::parse_quote!(#[param(min = -5)]), syn::parse_quote!(u32)), 1);
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(max = 300)]), syn::parse_quote!(Vec<u8>)),
+            1
+        );
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(min_items = 1)]), syn::parse_quote!(String)),
+            1
+        );
+        assert_eq!(
+            errors(
+                syn::parse_quote!(#[param(pattern = "x", min = 1)]),
+                syn::parse_quote!(bool)
+            ),
+            2
         );
     }
 }

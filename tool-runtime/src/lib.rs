@@ -2,11 +2,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The layers, bottom up; each module uses only those above it in this list.
+// The layers, bottom up: codes, text, output; schema; call; bind; context;
+// tool; result; format; lint; registry; each uses only those below it.
 mod bind;
 mod call;
 mod codes;
 mod context;
+mod diagnostics;
 pub mod format;
 mod lint;
 #[cfg(feature = "mcp-server")]

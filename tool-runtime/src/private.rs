@@ -9,6 +9,7 @@ pub use crate::bind::{BindMode, BoundArguments, ParamSeed, Slot};
 pub use crate::call::CallArguments;
 pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
+pub use crate::diagnostics::*;
 pub use crate::output::{IntoToolOutput, ToolOutput};
 pub use crate::schema::{Constraints, Field, Kind, ObjectShape, Pattern, Shape, ToolParam};
 pub use crate::tool::{LazyDefinition, Tool, ToolAnnotations, ToolDefinition, ToolFuture};
