@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "agent")]
+pub mod agent;
 pub mod bind;
 pub mod codes;
 mod complete;
@@ -10,6 +12,8 @@ pub mod format;
 pub mod lint;
 #[cfg(feature = "mcp-server")]
 pub mod mcp_server;
+#[cfg(any(feature = "agent", feature = "models"))]
+pub mod model;
 pub mod output;
 mod registry;
 pub mod result;
