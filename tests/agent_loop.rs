@@ -1,0 +1,204 @@
+//! The loop's rules over a scripted model: every stop reason, and the
+//! transcript invariant in the paths the HTTP tests do not reach (panics,
+//! timeouts, unknown tools, a model call cancelled or failing mid-stream).
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use support::{assert_transcript_valid, registry};
+use tool_runtime::agent::{Agent, AgentEvent, StopReason, event_channel};
+use tool_runtime::model::{
+    Block, Message, Model, ModelError, ModelErrorKind, ModelFuture, ModelRequest, ModelResponse, ModelStop, Scripted,
+    StreamEvent, ToolUse, Usage,
+};
+use tool_runtime::{Cancellation, ToolRegistry, tool};
+
+fn text(text: &str, stop: ModelStop) -> ModelResponse {
+    ModelResponse::new(vec![Block::Text { text: text.into() }], stop)
+}
+
+fn calls(calls: &[(&str, &str, serde_json::Value)]) -> ModelResponse {
+    let blocks = calls
+        .iter()
+        .map(|(id, name, input)| Block::ToolUse(ToolUse::new(*id, *name, input.clone())))
+        .collect();
+    ModelResponse::new(blocks, ModelStop::ToolUse).with_usage(Usage::new(10, 5))
+}
+
+#[tokio::test]
+async fn every_model_stop_reason_ends_the_run_as_documented() {
+    for (stop, expected) in [
+        (ModelStop::EndTurn, StopReason::EndTurn),
+        (ModelStop::MaxTokens, StopReason::MaxTokens),
+        (ModelStop::Refusal, StopReason::Refusal),
+        (ModelStop::StopSequence(Some("END".into())), StopReason::StopSequence),
+        (ModelStop::Other("something_new".into()), StopReason::EndTurn),
+    ] {
+        let outcome = Agent::new(Scripted::new([text("Partial", stop.clone())]), registry())
+            .run("Hi")
+            .await;
+        assert_eq!(outcome.stop, expected, "{stop:?}");
+        assert_eq!(outcome.text, "Partial");
+    }
+}
+
+#[tokio::test]
+async fn pause_turn_sends_the_assistant_message_back() {
+    let model = Arc::new(Scripted::new([
+        text("Searching...", ModelStop::PauseTurn),
+        text(" found it.", ModelStop::EndTurn),
+    ]));
+    let outcome = Agent::new(model.clone(), registry()).run("Find it").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_eq!(outcome.turns, 2);
+    let second = &model.requests()[1];
+    assert_eq!(second.len(), 2);
+    assert_eq!(second[1].text(), "Searching...");
+}
+
+#[tool]
+/// Panics.
+async fn explode(#[param(description = "Ignored")] _x: Option<u8>) -> String {
+    panic!("boom")
+}
+
+#[tool]
+/// Sleeps for an hour.
+async fn slow() -> String {
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "late".into()
+}
+
+#[tokio::test(start_paused = true)]
+async fn panics_timeouts_and_unknown_tools_are_answered_in_order() {
+    let mut registry = registry().with_timeout(Some(Duration::from_secs(5)));
+    registry.register(Explode).unwrap();
+    registry.register(Slow).unwrap();
+    let model = Arc::new(Scripted::new([
+        calls(&[
+            ("t1", "explode", json!({})),
+            ("t2", "slow", json!({})),
+            ("t3", "no_such_tool", json!({})),
+            ("t4", "add", json!({"a": 1, "b": 1})),
+        ]),
+        text("Done", ModelStop::EndTurn),
+    ]));
+    let outcome = Agent::new(model.clone(), registry).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    let answer = &outcome.transcript[2];
+    let results: Vec<_> = answer.tool_results().collect();
+    let errors: Vec<bool> = results.iter().map(|r| r.is_error).collect();
+    assert_eq!(errors, [true, true, true, false]);
+    assert!(
+        results[2].to_text().contains("no tool named `no_such_tool`"),
+        "{}",
+        results[2].to_text()
+    );
+    assert_eq!(results[3].to_text(), "2");
+}
+
+#[tokio::test]
+async fn events_arrive_as_a_stream_in_order() {
+    let (callback, mut events) = event_channel();
+    let model = Scripted::new([
+        calls(&[("t1", "greet", json!({"name": "Di"}))]),
+        text("Hi Di", ModelStop::EndTurn),
+    ]);
+    let agent = Agent::new(model, registry()).on_event(callback);
+    let outcome = agent.run("Greet Di").await;
+    assert_eq!(outcome.usage, Usage::new(10, 5));
+    drop(agent);
+    let mut kinds = Vec::new();
+    while let Some(event) = events.next().await {
+        kinds.push(match event {
+            AgentEvent::TurnStarted { turn } => format!("turn {turn}"),
+            AgentEvent::Text(text) => format!("text {text}"),
+            AgentEvent::ToolCallStarted { name, arguments, .. } => format!("start {name} {arguments}"),
+            AgentEvent::ToolCallFinished {
+                name, is_error, text, ..
+            } => format!("finish {name} {is_error} {text}"),
+            AgentEvent::Usage { total, .. } => format!("usage {}", total.total()),
+            AgentEvent::TurnFinished { turn, stop } => format!("end {turn} {stop:?}"),
+            other => format!("{other:?}"),
+        });
+    }
+    // Tools report from their own tasks, so only usage (reported by the
+    // loop while the tool may already run) has no fixed place in turn 1.
+    assert_eq!(kinds.iter().filter(|k| k.starts_with("usage")).count(), 2);
+    kinds.retain(|k| !k.starts_with("usage"));
+    assert_eq!(
+        kinds,
+        [
+            "turn 1",
+            "start greet {\"name\":\"Di\"}",
+            "finish greet false Hello, Di!",
+            "end 1 ToolUse",
+            "turn 2",
+            "text Hi Di",
+            "end 2 EndTurn",
+        ]
+    );
+}
+
+/// A model that streams one complete tool call, then hangs or fails.
+struct Stalls {
+    fail: bool,
+}
+
+impl Model for Stalls {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            events(StreamEvent::ToolUse(ToolUse::new("t1", "wait_forever", json!({}))));
+            if self.fail {
+                tokio::task::yield_now().await;
+                return Err(ModelError::new(ModelErrorKind::Overloaded, "Overloaded"));
+            }
+            std::future::pending().await
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_call_cancelled_mid_stream_leaves_no_unanswered_call() {
+    let cancellation = Cancellation::new();
+    let cancel = cancellation.clone();
+    let agent = Agent::new(Stalls { fail: false }, registry()).on_event(move |event| {
+        if matches!(event, AgentEvent::ToolCallStarted { .. }) {
+            cancel.cancel();
+        }
+    });
+    let outcome = agent.run_cancellable(vec![Message::user("Go")], &cancellation).await;
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert_eq!(outcome.transcript, vec![Message::user("Go")]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_failing_mid_stream_stops_the_started_tools() {
+    let outcome = Agent::new(Stalls { fail: true }, registry()).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_eq!(outcome.transcript, vec![Message::user("Go")]);
+}
+
+#[tokio::test]
+async fn a_transcript_passed_back_continues_the_conversation() {
+    let model = Arc::new(Scripted::new([
+        calls(&[("t1", "add", json!({"a": 1, "b": 2}))]),
+        text("3", ModelStop::EndTurn),
+        text("6", ModelStop::EndTurn),
+    ]));
+    let agent = Agent::new(model.clone(), ToolRegistry::new()).allow(["add"]);
+    let first = agent.run("1+2").await;
+    assert_transcript_valid(&first.transcript);
+    let mut transcript: Vec<Message> =
+        serde_json::from_value(serde_json::to_value(&first.transcript).unwrap()).unwrap();
+    transcript.push(Message::user("times 2"));
+    let second = agent.run_cancellable(transcript, &Cancellation::new()).await;
+    assert_eq!(second.text, "6");
+    assert_eq!(model.requests()[2].len(), 5);
+    assert_transcript_valid(&second.transcript);
+}
