@@ -54,12 +54,6 @@ fn check_two_call_conversation(server: &Server) {
         assert!(tools[..3].iter().all(|t| t.get("cache_control").is_none()));
     }
     // Byte-identical tool definitions from turn to turn (prompt caching).
-    let tools_text = |r: &Recorded| {
-        let start = r.raw_body.find("\"tools\":").unwrap();
-        let value = &r.body["tools"];
-        (start, value.to_string())
-    };
-    assert_eq!(tools_text(&requests[0]).1, tools_text(&requests[1]).1);
     let raw_tools = |r: &Recorded| {
         let start = r.raw_body.find("\"tools\":[").unwrap() + 8;
         let mut depth = 0;
@@ -499,4 +493,121 @@ async fn streaming_starts_a_tool_before_the_turn_ends() {
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
     assert_eq!(server.marks(), ["add started", "second block sent", "greet started"]);
     assert_transcript_valid(&outcome.transcript);
+}
+
+#[tokio::test]
+async fn every_option_reaches_the_request() {
+    let server = Server::start(vec![Reply::ok(anthropic_text("ok"))], false).await;
+    let model = Anthropic::new("claude-opus-4-1")
+        .base_url(format!("{}/", server.url))
+        .api_key("k")
+        .max_tokens(8000)
+        .system("Be brief.")
+        .temperature(1.0)
+        .top_p(0.95)
+        .top_k(50)
+        .stop_sequences(["\n\nHuman:"])
+        .metadata(json!({"user_id": "u-123"}))
+        .thinking(2048)
+        .tool_choice(tool_runtime::model::ToolChoice::Any)
+        .prompt_caching(false);
+    let outcome = Agent::new(model, registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let request = &server.requests()[0];
+    assert_eq!(request.path, "/v1/messages");
+    let body = &request.body;
+    assert_eq!(body["system"], "Be brief.");
+    assert_eq!(body["max_tokens"], 8000);
+    assert_eq!(body["temperature"], 1.0);
+    assert_eq!(body["top_p"], 0.95);
+    assert_eq!(body["top_k"], 50);
+    assert_eq!(body["stop_sequences"], json!(["\n\nHuman:"]));
+    assert_eq!(body["metadata"], json!({"user_id": "u-123"}));
+    assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+    assert!(
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("cache_control").is_none())
+    );
+    assert!(body.get("stream").is_none());
+}
+
+#[tokio::test]
+async fn streamed_thinking_goes_back_with_its_signature_and_stream_errors_are_typed() {
+    let events = vec![
+        (
+            Some("message_start"),
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude", "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        (
+            Some("content_block_start"),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me add."}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}}),
+        ),
+        (
+            Some("content_block_stop"),
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            Some("content_block_start"),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_9", "name": "add", "input": {}}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"a\": 1, \"b\""}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ": 2}"}}),
+        ),
+        (
+            Some("content_block_stop"),
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        (
+            Some("message_delta"),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 30}}),
+        ),
+        (Some("message_stop"), json!({"type": "message_stop"})),
+    ];
+    let first = Reply::sse(events.into_iter().map(|(n, d)| (n, d.to_string())).collect());
+    let overloaded = Reply::sse(vec![
+        (Some("message_start"), json!({"type": "message_start", "message": {"id": "msg_2", "content": [], "usage": {"input_tokens": 5, "output_tokens": 0}}}).to_string()),
+        (Some("error"), json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string()),
+    ]);
+    let server = Server::start(vec![first, overloaded], false).await;
+    let outcome = Agent::new(client(&server, true).thinking(1024), registry())
+        .run("1+2")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.as_ref().unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_transcript_valid(&outcome.transcript);
+    let second = &server.requests()[1].body["messages"][1];
+    assert_eq!(
+        second["content"][0],
+        json!({"type": "thinking", "thinking": "Let me add.", "signature": "EqQBCgIYAhIM"})
+    );
+    assert_eq!(second["content"][1]["input"], json!({"a": 1, "b": 2}));
+    assert_eq!(
+        server.requests()[1].body["messages"][2]["content"][0]["content"][0]["text"],
+        "3"
+    );
+}
+
+#[tokio::test]
+async fn a_run_is_send_and_can_be_spawned() {
+    let server = Server::start(vec![Reply::ok(anthropic_text("spawned"))], false).await;
+    let agent = Arc::new(Agent::new(client(&server, false), registry()));
+    let outcome = tokio::spawn(async move { agent.run("Hi").await }).await.unwrap();
+    assert_eq!(outcome.text, "spawned");
 }

@@ -487,13 +487,13 @@ impl StreamState {
                 let block = match self.blocks.remove(&index) {
                     Some(Partial::Text(text)) => Block::Text { text },
                     Some(Partial::ToolUse { id, name, json }) => {
-                        let input = if json.trim().is_empty() {
-                            json!({})
-                        } else {
-                            serde_json::from_str(&json)
-                                .map_err(|e| malformed(format!("the input of tool call `{id}` is not JSON: {e}")))?
+                        // Input cut short (a turn that hit max_tokens) stays
+                        // as text: the binder tells the model what is wrong.
+                        let call = match serde_json::from_str::<Value>(&json) {
+                            Ok(input) => ToolUse::new(id, name, input),
+                            Err(_) if json.trim().is_empty() => ToolUse::new(id, name, json!({})),
+                            Err(_) => ToolUse::from_text(id, name, json),
                         };
-                        let call = ToolUse::new(id, name, input);
                         events(StreamEvent::ToolUse(call.clone()));
                         Block::ToolUse(call)
                     }
