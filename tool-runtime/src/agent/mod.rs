@@ -426,6 +426,10 @@ impl<M: Model> Agent<M> {
                 };
                 slots.push(handle);
             }
+            // A streamed call the final message does not hold must not run on.
+            for (_, handle) in started.drain() {
+                handle.abort();
+            }
             let mut results = Vec::with_capacity(calls.len());
             for (call, handle) in calls.iter().zip(slots) {
                 results.push(match handle.await {

@@ -167,7 +167,7 @@ async fn status_error(response: reqwest::Response) -> ModelError {
     let parsed: Option<Value> = serde_json::from_slice(&body).ok();
     let error = parsed.as_ref().map(|v| v.get("error").unwrap_or(v));
     let message = error
-        .and_then(|e| e.get("message").and_then(Value::as_str))
+        .and_then(|e| e.get("message").and_then(Value::as_str).or_else(|| e.as_str()))
         .map(str::to_owned)
         .unwrap_or_else(|| {
             let text = String::from_utf8_lossy(&body);

@@ -394,7 +394,14 @@ impl StreamState {
                 return Err(malformed("`tool_calls` is not a list"));
             };
             for call in calls {
-                let index = call["index"].as_u64().unwrap_or(self.calls.len() as u64);
+                // Servers that send no index continue the last call unless
+                // the delta opens a new one with its id.
+                let last = self.calls.keys().next_back().copied();
+                let index = match (call["index"].as_u64(), last) {
+                    (Some(index), _) => index,
+                    (None, Some(last)) if call.get("id").is_none_or(Value::is_null) => last,
+                    (None, last) => last.map_or(0, |l| l + 1),
+                };
                 // A new call means every earlier one is complete.
                 if !self.calls.contains_key(&index) {
                     self.report(events, Some(index))?;
@@ -457,5 +464,64 @@ impl StreamState {
         response.usage = self.usage;
         response.id = self.id;
         Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(chunks: &[Value]) -> (Vec<StreamEvent>, Result<ModelResponse, ModelError>) {
+        let mut seen = Vec::new();
+        let mut events = |e: StreamEvent| seen.push(e);
+        let mut state = StreamState::default();
+        for chunk in chunks {
+            state.event(&chunk.to_string(), &mut events).unwrap();
+        }
+        let response = state.finish(&mut events);
+        (seen, response)
+    }
+
+    #[test]
+    fn deltas_without_an_index_continue_the_last_call() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let (events, response) = run(&[
+            delta(
+                json!({"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":"}}]}),
+            ),
+            delta(json!({"tool_calls": [{"function": {"arguments": "1}"}}]})),
+            delta(
+                json!({"tool_calls": [{"id": "c2", "type": "function", "function": {"name": "greet", "arguments": "{}"}}]}),
+            ),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let response = response.unwrap();
+        let calls: Vec<(String, String)> = response
+            .tool_uses()
+            .map(|c| (c.id.clone(), c.arguments_text()))
+            .collect();
+        assert_eq!(calls, [("c1".into(), "{\"a\":1}".into()), ("c2".into(), "{}".into())]);
+        assert_eq!(events.len(), 2);
+        assert_eq!(response.stop, ModelStop::ToolUse);
+    }
+
+    #[test]
+    fn a_user_message_renders_results_first_then_text() {
+        let message = Message::new(
+            Role::User,
+            vec![
+                Block::ToolResult(super::super::ToolResultBlock::text("c1", "5", false)),
+                Block::Text {
+                    text: "2 turns left".into(),
+                },
+            ],
+        );
+        assert_eq!(
+            messages_json(&message),
+            vec![
+                json!({"role": "tool", "tool_call_id": "c1", "content": "5"}),
+                json!({"role": "user", "content": "2 turns left"}),
+            ]
+        );
     }
 }
