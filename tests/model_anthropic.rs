@@ -54,24 +54,11 @@ fn check_two_call_conversation(server: &Server) {
         assert!(tools[..3].iter().all(|t| t.get("cache_control").is_none()));
     }
     // Byte-identical tool definitions from turn to turn (prompt caching).
-    let raw_tools = |r: &Recorded| {
-        let start = r.raw_body.find("\"tools\":[").unwrap() + 8;
-        let mut depth = 0;
-        for (i, c) in r.raw_body[start..].char_indices() {
-            match c {
-                '[' | '{' => depth += 1,
-                ']' | '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return r.raw_body[start..start + i + 1].to_owned();
-                    }
-                }
-                _ => {}
-            }
-        }
-        panic!("unterminated tools")
-    };
-    assert_eq!(raw_tools(&requests[0]), raw_tools(&requests[1]));
+    assert_eq!(
+        raw_array(&requests[0].raw_body, "tools"),
+        raw_array(&requests[1].raw_body, "tools")
+    );
+    assert_anthropic_requests(server, "sk-ant-test");
 
     let messages = requests[1].body["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 3);
@@ -110,6 +97,7 @@ async fn two_tool_calls_then_end_turn() {
     assert_eq!(outcome.usage.input_tokens, 824);
     assert_eq!(outcome.usage.output_tokens, 114);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     check_two_call_conversation(&server);
     // The transcript serializes and comes back the same.
     let saved = serde_json::to_string(&outcome.transcript).unwrap();
@@ -135,6 +123,7 @@ async fn two_tool_calls_then_end_turn_streaming() {
     assert_eq!(outcome.text, "5, and hello Ada.");
     assert_eq!(outcome.usage.output_tokens, 114);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     check_two_call_conversation(&server);
     assert_eq!(server.requests()[0].body["stream"], true);
     let events = events.lock().unwrap();
@@ -175,6 +164,7 @@ async fn overloaded_and_rate_limited_then_success() {
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
     assert_eq!(server.requests().len(), 3);
     assert_eq!(server.requests()[0].raw_body, server.requests()[2].raw_body);
+    assert_anthropic_requests(&server, "sk-ant-test");
 }
 
 #[tokio::test]
@@ -243,6 +233,7 @@ async fn bad_arguments_then_a_corrected_call() {
     let outcome = Agent::new(client(&server, false), registry()).run("2 + 3?").await;
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     let requests = server.requests();
     let refused = &requests[1].body["messages"][2]["content"][0];
     assert_eq!(refused["tool_use_id"], "toolu_1");
@@ -280,6 +271,8 @@ async fn a_model_that_never_stops_hits_max_turns() {
     // The last turn's call was answered: the transcript can continue.
     assert_eq!(outcome.transcript.len(), 9);
     assert_eq!(outcome.transcript.last().unwrap().tool_results().count(), 1);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
 }
 
 #[tokio::test]
@@ -302,6 +295,7 @@ async fn consecutive_failures_stop_the_run() {
     );
     assert_eq!(outcome.turns, 3);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
 }
 
 #[tokio::test]
@@ -323,6 +317,7 @@ async fn token_budget_stops_the_run() {
     assert_eq!(outcome.turns, 2);
     assert_eq!(outcome.usage.total(), 938);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
 }
 
 #[tokio::test]
@@ -352,6 +347,7 @@ async fn denied_and_disallowed_calls_are_answered_with_errors() {
     let outcome = agent.run("Go").await;
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     let requests = server.requests();
     let names: Vec<&str> = requests[0].body["tools"]
         .as_array()
@@ -415,6 +411,7 @@ async fn a_deferred_call_resumes_later() {
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_eq!(outcome.text, "Both done.");
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     let blocks = server.requests()[1].body["messages"][2]["content"]
         .as_array()
         .unwrap()
@@ -449,6 +446,7 @@ async fn a_cancelled_run_leaves_a_valid_transcript() {
         .await;
     assert_eq!(outcome.stop, StopReason::Cancelled);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     let last = outcome.transcript.last().unwrap();
     let results: Vec<_> = last.tool_results().collect();
     assert_eq!(results.len(), 2);
@@ -493,6 +491,7 @@ async fn streaming_starts_a_tool_before_the_turn_ends() {
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
     assert_eq!(server.marks(), ["add started", "second block sent", "greet started"]);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
 }
 
 #[tokio::test]
@@ -533,6 +532,7 @@ async fn every_option_reaches_the_request() {
             .all(|t| t.get("cache_control").is_none())
     );
     assert!(body.get("stream").is_none());
+    assert_anthropic_requests(&server, "k");
 }
 
 #[tokio::test]
@@ -592,6 +592,7 @@ async fn streamed_thinking_goes_back_with_its_signature_and_stream_errors_are_ty
     assert_eq!(outcome.stop, StopReason::ModelError);
     assert_eq!(outcome.error.as_ref().unwrap().kind(), ModelErrorKind::Overloaded);
     assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
     let second = &server.requests()[1].body["messages"][1];
     assert_eq!(
         second["content"][0],

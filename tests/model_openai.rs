@@ -92,6 +92,7 @@ async fn two_tool_calls_then_stop() {
     assert_eq!(outcome.text, "5, hello Ada.");
     assert_eq!(outcome.usage.input_tokens, 240);
     assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
     check(&server);
 }
 
@@ -110,6 +111,7 @@ async fn two_tool_calls_then_stop_streaming() {
     assert_eq!(outcome.text, "5, hello Ada.");
     assert_eq!(outcome.usage.output_tokens, 60);
     assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
     let request = &server.requests()[0].body;
     assert_eq!(request["stream"], true);
     assert_eq!(request["stream_options"]["include_usage"], true);
@@ -147,6 +149,8 @@ async fn streaming_starts_the_first_call_before_the_second_arrives() {
     let outcome = agent.run("Go").await;
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
     assert_eq!(server.marks(), ["add started", "rest sent", "greet started"]);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
 }
 
 #[tokio::test]
@@ -164,6 +168,7 @@ async fn rate_limited_with_retry_after_then_success() {
     let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
     assert_eq!(server.requests().len(), 3);
+    assert_openai_requests(&server, "sk-test");
 
     let missing = json!({"error": {"message": "The model `gpt-9` does not exist", "type": "invalid_request_error", "code": "model_not_found"}});
     let server = Server::start(vec![Reply::status(404, missing)], false).await;
@@ -198,6 +203,7 @@ async fn bad_argument_text_then_a_corrected_call() {
     let outcome = Agent::new(client(&server, false), registry()).run("2+3").await;
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
     let requests = server.requests();
     let messages = requests[1].body["messages"].as_array().unwrap();
     // The broken argument text goes back exactly as the model sent it.
@@ -259,4 +265,103 @@ async fn options_reach_the_request() {
     assert_eq!(body["tools"].as_array().unwrap().len(), 1);
     // A non-streamed turn still reports its text as an event.
     assert!(events.lock().unwrap().contains(&AgentEvent::Text("ok".into())));
+}
+
+#[tokio::test]
+async fn a_model_that_never_stops_hits_max_turns_streaming() {
+    let server = Server::start(
+        vec![openai_stream(
+            None,
+            &[("call_x", "add", "{\"a\":1,\"b\":1}")],
+            "tool_calls",
+        )],
+        true,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry())
+        .max_turns(3)
+        .run("Loop")
+        .await;
+    assert_eq!(outcome.stop, StopReason::MaxTurns);
+    assert_eq!(server.requests().len(), 3);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+}
+
+#[tokio::test]
+async fn denied_deferred_and_resumed_streaming() {
+    let server = Server::start(
+        vec![
+            openai_stream(
+                None,
+                &[
+                    ("call_1", "greet", "{\"name\":\"Eve\"}"),
+                    ("call_2", "add", "{\"a\":1,\"b\":2}"),
+                ],
+                "tool_calls",
+            ),
+            openai_stream(Some("Done."), &[], "stop"),
+        ],
+        false,
+    )
+    .await;
+    let agent = Agent::new(client(&server, true), registry()).approver(|call: &tool_runtime::ToolCall| {
+        match call.name.as_str() {
+            "greet" => tool_runtime::agent::Approval::Refuse("Not Eve.".into()),
+            _ => tool_runtime::agent::Approval::Defer,
+        }
+    });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    let deferred = outcome.deferred.unwrap();
+    let pending = deferred.pending().next().unwrap().clone();
+    assert_eq!(pending.raw_arguments.as_deref(), Some("{\"a\":1,\"b\":2}"));
+    let call = tool_runtime::ToolCall::new(pending.name.clone(), pending.arguments_text()).with_id(pending.id.clone());
+    let result = agent.registry().call_one(call).await;
+    let outcome = agent
+        .resume(
+            outcome.transcript,
+            deferred,
+            [result],
+            &tool_runtime::Cancellation::new(),
+        )
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+    let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "Not Eve."})
+    );
+    assert_eq!(
+        messages[4],
+        json!({"role": "tool", "tool_call_id": "call_2", "content": "3"})
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_streaming_run_leaves_a_valid_transcript() {
+    let server = Server::start(
+        vec![openai_stream(None, &[("call_1", "wait_forever", "{}")], "tool_calls")],
+        false,
+    )
+    .await;
+    let cancellation = tool_runtime::Cancellation::new();
+    let cancel = cancellation.clone();
+    let agent = Agent::new(client(&server, true), registry()).on_event(move |event| {
+        if matches!(event, AgentEvent::ToolCallStarted { .. }) {
+            cancel.cancel();
+        }
+    });
+    let outcome = agent
+        .run_cancellable(vec![tool_runtime::model::Message::user("Go")], &cancellation)
+        .await;
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert_transcript_valid(&outcome.transcript);
+    // Either the stream was cut (no assistant message) or the call was
+    // answered as cancelled; both leave a transcript the API accepts.
+    if outcome.transcript.len() > 1 {
+        assert!(outcome.transcript[2].tool_results().all(|r| r.is_error));
+    }
 }

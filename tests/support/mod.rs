@@ -466,3 +466,105 @@ pub fn assert_transcript_valid(transcript: &[Message]) {
         }
     }
 }
+
+/// The raw JSON text of a top-level array field of a request body, exactly
+/// as sent (for byte-identity checks).
+pub fn raw_array(body: &str, key: &str) -> Option<String> {
+    let start = body.find(&format!("\"{key}\":["))? + key.len() + 3;
+    let mut depth = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in body[start..].char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => depth += 1,
+            ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(body[start..start + i + 1].to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What every request to the Messages API must be: the headers, the same
+/// tool bytes every turn, and each `tool_use` answered in the next message,
+/// results first and in order, text only after them.
+pub fn assert_anthropic_requests(server: &Server, key: &str) {
+    let requests = server.requests();
+    assert!(!requests.is_empty());
+    let first_tools = raw_array(&requests[0].raw_body, "tools");
+    for request in &requests {
+        assert_eq!(request.path, "/v1/messages");
+        assert_eq!(request.headers["x-api-key"], key);
+        assert_eq!(request.headers["anthropic-version"], "2023-06-01");
+        assert_eq!(request.headers["content-type"], "application/json");
+        assert_eq!(
+            raw_array(&request.raw_body, "tools"),
+            first_tools,
+            "tools changed between turns"
+        );
+        let messages = request.body["messages"].as_array().unwrap();
+        assert_eq!(messages[0]["role"], "user");
+        for (i, message) in messages.iter().enumerate() {
+            let blocks = message["content"].as_array().unwrap();
+            let ids: Vec<&Value> = blocks
+                .iter()
+                .filter(|b| b["type"] == "tool_use")
+                .map(|b| &b["id"])
+                .collect();
+            if message["role"] != "assistant" || ids.is_empty() {
+                continue;
+            }
+            let answer = messages[i + 1]["content"].as_array().unwrap();
+            let answered: Vec<&Value> = answer.iter().take(ids.len()).map(|b| &b["tool_use_id"]).collect();
+            assert_eq!(answered, ids, "results not first and in order");
+            assert!(answer[..ids.len()].iter().all(|b| b["type"] == "tool_result"));
+            assert!(
+                answer[ids.len()..].iter().all(|b| b["type"] == "text"),
+                "only text after the results"
+            );
+        }
+    }
+}
+
+/// The same for Chat Completions: the bearer key, the same tool bytes, and
+/// each assistant's `tool_calls` answered by `role: "tool"` messages, in
+/// order, before anything else.
+pub fn assert_openai_requests(server: &Server, key: &str) {
+    let requests = server.requests();
+    assert!(!requests.is_empty());
+    let first_tools = raw_array(&requests[0].raw_body, "tools");
+    for request in &requests {
+        assert_eq!(request.path, "/v1/chat/completions");
+        assert_eq!(request.headers["authorization"], format!("Bearer {key}"));
+        assert_eq!(
+            raw_array(&request.raw_body, "tools"),
+            first_tools,
+            "tools changed between turns"
+        );
+        let messages = request.body["messages"].as_array().unwrap();
+        for (i, message) in messages.iter().enumerate() {
+            let Some(calls) = message["tool_calls"].as_array() else {
+                continue;
+            };
+            let ids: Vec<&Value> = calls.iter().map(|c| &c["id"]).collect();
+            let answers = &messages[i + 1..i + 1 + ids.len()];
+            assert!(answers.iter().all(|m| m["role"] == "tool"));
+            let answered: Vec<&Value> = answers.iter().map(|m| &m["tool_call_id"]).collect();
+            assert_eq!(answered, ids, "tool messages not in call order");
+        }
+    }
+}
