@@ -14,7 +14,9 @@ pub struct Options {
     pub model: Option<String>,
     pub stream: bool,
     pub max_turns: usize,
-    pub max_tokens: u32,
+    /// Sent to OpenAI-compatible servers only when given (some reject
+    /// `max_tokens`); Anthropic requires one (4096 unless given).
+    pub max_tokens: Option<u32>,
     pub system: Option<String>,
     pub prompt: Vec<String>,
 }
@@ -31,7 +33,7 @@ impl Options {
             model: None,
             stream: false,
             max_turns: 25,
-            max_tokens: 4096,
+            max_tokens: None,
             system: None,
             prompt: Vec::new(),
         };
@@ -48,9 +50,8 @@ impl Options {
                     options.max_turns = value("--max-turns")?.parse().map_err(|e| format!("--max-turns: {e}"))?
                 }
                 "--max-tokens" => {
-                    options.max_tokens = value("--max-tokens")?
-                        .parse()
-                        .map_err(|e| format!("--max-tokens: {e}"))?
+                    let tokens = value("--max-tokens")?;
+                    options.max_tokens = Some(tokens.parse().map_err(|e| format!("--max-tokens: {e}"))?);
                 }
                 "-h" | "--help" => return Err(USAGE.to_owned()),
                 "--" => options.prompt.extend(args.by_ref()),
@@ -72,7 +73,7 @@ impl Options {
         Ok(Some(match self.provider.as_deref().unwrap_or("anthropic") {
             "anthropic" => {
                 let mut model = Anthropic::new(self.model.clone().unwrap_or_else(|| "claude-sonnet-4-5".into()))
-                    .max_tokens(self.max_tokens)
+                    .max_tokens(self.max_tokens.unwrap_or(4096))
                     .system(system)
                     .streaming(self.stream);
                 if let Some(url) = &self.base_url {
@@ -82,9 +83,11 @@ impl Options {
             }
             "openai" => {
                 let mut model = OpenAi::new(self.model.clone().unwrap_or_else(|| "gpt-4.1".into()))
-                    .max_tokens(self.max_tokens)
                     .system(system)
                     .streaming(self.stream);
+                if let Some(tokens) = self.max_tokens {
+                    model = model.max_tokens(tokens);
+                }
                 if let Some(url) = &self.base_url {
                     model = model.base_url(url);
                 }
