@@ -202,3 +202,64 @@ async fn a_transcript_passed_back_continues_the_conversation() {
     assert_eq!(model.requests()[2].len(), 5);
     assert_transcript_valid(&second.transcript);
 }
+
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static MOST: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tool]
+/// Sleeps a second, counting calls in flight.
+async fn nap() -> String {
+    use std::sync::atomic::Ordering::SeqCst;
+    let now = IN_FLIGHT.fetch_add(1, SeqCst) + 1;
+    MOST.fetch_max(now, SeqCst);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    IN_FLIGHT.fetch_sub(1, SeqCst);
+    "rested".into()
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_run_concurrently_within_the_registry_limit() {
+    use std::sync::atomic::Ordering::SeqCst;
+    for (limit, most) in [(8, 3), (1, 1)] {
+        MOST.store(0, SeqCst);
+        let mut registry = ToolRegistry::new().with_concurrency(limit);
+        registry.register(Nap).unwrap();
+        let model = Scripted::new([
+            calls(&[
+                ("n1", "nap", json!({})),
+                ("n2", "nap", json!({})),
+                ("n3", "nap", json!({})),
+            ]),
+            text("Rested", ModelStop::EndTurn),
+        ]);
+        let outcome = Agent::new(model, registry).run("Nap").await;
+        assert_eq!(outcome.stop, StopReason::EndTurn);
+        assert_eq!(MOST.load(SeqCst), most, "limit {limit}");
+        let ids: Vec<_> = outcome.transcript[2]
+            .tool_results()
+            .map(|r| r.tool_use_id.clone())
+            .collect();
+        assert_eq!(ids, ["n1", "n2", "n3"]);
+    }
+}
+
+#[tokio::test]
+async fn without_early_start_calls_wait_for_the_whole_turn() {
+    let (callback, mut events) = event_channel();
+    let model = Scripted::new([
+        calls(&[("t1", "add", json!({"a": 1, "b": 1}))]),
+        text("2", ModelStop::EndTurn),
+    ]);
+    let agent = Agent::new(model, registry()).early_start(false).on_event(callback);
+    assert_eq!(agent.run("1+1").await.text, "2");
+    drop(agent);
+    let mut order = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            AgentEvent::Usage { .. } => order.push("usage"),
+            AgentEvent::ToolCallStarted { .. } => order.push("started"),
+            _ => {}
+        }
+    }
+    assert_eq!(order, ["usage", "started", "usage"]);
+}

@@ -80,6 +80,11 @@ pub(crate) fn text(result: &ToolResult) -> String {
     result.text()
 }
 
+/// How many calls of one message the registry runs at once.
+pub(crate) fn concurrency(registry: &ToolRegistry) -> usize {
+    registry.settings.concurrency
+}
+
 pub(crate) fn definitions(registry: &ToolRegistry) -> impl Iterator<Item = &ToolDefinition> {
     registry.definitions()
 }

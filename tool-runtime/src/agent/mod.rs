@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
@@ -262,12 +263,13 @@ impl<M: Model> Agent<M> {
 
     /// Starts one call on its own task: the allowed check, the approval,
     /// then the registry.
-    fn start(&self, call: ToolUse, available: &Arc<str>, cancellation: &Cancellation) -> JoinHandle<Slot> {
+    fn start(&self, call: ToolUse, turn: &TurnContext, cancellation: &Cancellation) -> JoinHandle<Slot> {
         let registry = self.registry.clone();
+        let permits = turn.permits.clone();
+        let available = turn.available.clone();
         let approver = self.approver.clone();
         let on_event = self.on_event.clone();
         let permitted = self.permits(&call.name);
-        let available = available.clone();
         let cancellation = cancellation.clone();
         tokio::spawn(async move {
             let emit = |event: AgentEvent| {
@@ -304,6 +306,14 @@ impl<M: Model> Agent<M> {
                     Approval::Defer => return Slot::Pending(call),
                 }
             }
+            // The registry's concurrency limit, as `call_all` keeps it.
+            let _permit = tokio::select! {
+                permit = permits.acquire_owned() => permit.ok(),
+                () = cancellation.cancelled() => {
+                    let text = format!("The call of `{}` was cancelled before it ran.", call.name);
+                    return finish(adapter::not_run(&call, text, true), Duration::ZERO);
+                }
+            };
             emit(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -324,6 +334,10 @@ impl<M: Model> Agent<M> {
             } else {
                 format!("The available tools are: {}.", names.join(", ")).into()
             }
+        };
+        let context = TurnContext {
+            available,
+            permits: Arc::new(Semaphore::new(adapter::concurrency(&self.registry))),
         };
         loop {
             if cancellation.is_cancelled() {
@@ -349,7 +363,7 @@ impl<M: Model> Agent<M> {
                     StreamEvent::ToolUse(call) => {
                         if self.early_start && !started.contains_key(&call.id) {
                             let id = call.id.clone();
-                            started.insert(id, self.start(call, &available, cancellation));
+                            started.insert(id, self.start(call, &context, cancellation));
                         }
                     }
                 };
@@ -422,7 +436,7 @@ impl<M: Model> Agent<M> {
             for call in &calls {
                 let handle = match started.remove(&call.id) {
                     Some(handle) => handle,
-                    None => self.start(call.clone(), &available, cancellation),
+                    None => self.start(call.clone(), &context, cancellation),
                 };
                 slots.push(handle);
             }
@@ -517,6 +531,12 @@ fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> Ag
         errors: adapter::errors(result),
         text: adapter::text(result),
     }
+}
+
+/// What every call of a run shares.
+struct TurnContext {
+    available: Arc<str>,
+    permits: Arc<Semaphore>,
 }
 
 struct RunState {
