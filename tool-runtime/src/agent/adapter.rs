@@ -64,6 +64,10 @@ pub(crate) fn result_block(call_id: &str, result: &ToolResult) -> ToolResultBloc
     }
 }
 
+pub(crate) fn call_id(result: &ToolResult) -> Option<&str> {
+    result.call_id.as_deref()
+}
+
 pub(crate) fn is_error(result: &ToolResult) -> bool {
     result.is_error
 }

@@ -208,7 +208,7 @@ impl<M: Model> Agent<M> {
                 Slot::Pending(call) => {
                     let position = supplied
                         .iter()
-                        .position(|r| r.call_id.as_deref() == Some(call.id.as_str()));
+                        .position(|r| adapter::call_id(r) == Some(call.id.as_str()));
                     let result = match position {
                         Some(i) => supplied.remove(i),
                         None => adapter::not_run(&call, format!("The call of `{}` was not run.", call.name), false),

@@ -194,11 +194,15 @@ impl Repl {
         }
         let started = tokio::time::Instant::now();
         let result = self.registry.call(name, arguments).await;
-        let status = if result.is_error { "error" } else { "ok" };
+        let status = if super::adapter::is_error(&result) {
+            "error"
+        } else {
+            "ok"
+        };
         text.push_str(&format!(
             "result ({status}, {}):\n{}\n",
             duration(started.elapsed()),
-            result.text()
+            super::adapter::text(&result)
         ));
         text
     }
