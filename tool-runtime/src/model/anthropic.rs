@@ -319,6 +319,7 @@ fn block_json(block: &Block) -> Value {
             json!({"type": "thinking", "thinking": thinking, "signature": signature})
         }
         Block::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
+        Block::Provider(block) => block.clone(),
     }
 }
 
@@ -383,7 +384,7 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
             Some("redacted_thinking") => content.push(Block::RedactedThinking {
                 data: block["data"].as_str().unwrap_or_default().to_owned(),
             }),
-            other => tracing::debug!(kind = ?other, "skipping a content block this client does not model"),
+            _ => content.push(Block::Provider(block.clone())),
         }
     }
     let mut response = ModelResponse::new(
@@ -401,7 +402,7 @@ enum Partial {
     ToolUse { id: String, name: String, json: String },
     Thinking { text: String, signature: String },
     Redacted(String),
-    Skipped,
+    Provider { block: Value, json: String },
 }
 
 /// A streamed response being put together from its events.
@@ -455,7 +456,10 @@ impl StreamState {
                     Some("redacted_thinking") => {
                         Partial::Redacted(block["data"].as_str().unwrap_or_default().to_owned())
                     }
-                    _ => Partial::Skipped,
+                    _ => Partial::Provider {
+                        block: block.clone(),
+                        json: String::new(),
+                    },
                 };
                 self.blocks.insert(index, partial);
             }
@@ -471,7 +475,9 @@ impl StreamState {
                         text.push_str(piece("text"));
                         events(StreamEvent::Text(piece("text").to_owned()));
                     }
-                    (Partial::ToolUse { json, .. }, Some("input_json_delta")) => json.push_str(piece("partial_json")),
+                    (Partial::ToolUse { json, .. } | Partial::Provider { json, .. }, Some("input_json_delta")) => {
+                        json.push_str(piece("partial_json"))
+                    }
                     (Partial::Thinking { text, .. }, Some("thinking_delta")) => {
                         text.push_str(piece("thinking"));
                         events(StreamEvent::Thinking(piece("thinking").to_owned()));
@@ -502,7 +508,12 @@ impl StreamState {
                         signature,
                     },
                     Some(Partial::Redacted(data)) => Block::RedactedThinking { data },
-                    Some(Partial::Skipped) => return Ok(false),
+                    Some(Partial::Provider { mut block, json }) => {
+                        if let Ok(input) = serde_json::from_str::<Value>(&json) {
+                            block["input"] = input;
+                        }
+                        Block::Provider(block)
+                    }
                     None => return Err(malformed(format!("block {index} stopped but was not started"))),
                 };
                 self.done.push((index, block));

@@ -96,6 +96,11 @@ pub enum Block {
         /// The opaque data.
         data: String,
     },
+    /// A provider block this crate does not model (Anthropic's server tool
+    /// blocks, say), kept as sent so it goes back to the same provider
+    /// unchanged; other providers skip it.
+    #[serde(untagged)]
+    Provider(Value),
 }
 
 /// A tool call the model made.
@@ -344,4 +349,31 @@ pub enum StreamEvent {
     Thinking(String),
     /// A tool call whose block is complete; the loop may start it at once.
     ToolUse(ToolUse),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_serialize_tagged_and_unknown_ones_pass_through() {
+        let message = Message::new(
+            Role::Assistant,
+            vec![
+                Block::Text { text: "Hi".into() },
+                Block::ToolUse(ToolUse::from_text("c1", "add", "{\"a\":1}")),
+                Block::Provider(
+                    serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}}),
+                ),
+            ],
+        );
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(value["role"], "assistant");
+        assert_eq!(value["content"][0], serde_json::json!({"type": "text", "text": "Hi"}));
+        assert_eq!(value["content"][1]["type"], "tool_use");
+        assert_eq!(value["content"][1]["raw_arguments"], "{\"a\":1}");
+        assert_eq!(value["content"][2]["type"], "server_tool_use");
+        let back: Message = serde_json::from_value(value).unwrap();
+        assert_eq!(back, message);
+    }
 }
