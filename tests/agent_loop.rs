@@ -263,3 +263,83 @@ async fn without_early_start_calls_wait_for_the_whole_turn() {
     }
     assert_eq!(order, ["usage", "started", "usage"]);
 }
+
+/// Streams two complete tool calls 500 ms apart (on the paused clock),
+/// noting when the second block arrives.
+struct TwoBlocks {
+    log: Arc<std::sync::Mutex<Vec<&'static str>>>,
+}
+
+impl Model for TwoBlocks {
+    fn respond<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> ModelFuture<'a> {
+        Box::pin(async move {
+            if request.messages.len() > 1 {
+                return Ok(text("Done", ModelStop::EndTurn));
+            }
+            let first = ToolUse::new("t1", "nap_logged", json!({}));
+            let second = ToolUse::new("t2", "add", json!({"a": 1, "b": 1}));
+            events(StreamEvent::ToolUse(first.clone()));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            self.log.lock().unwrap().push("second block arrives");
+            events(StreamEvent::ToolUse(second.clone()));
+            Ok(ModelResponse::new(
+                vec![Block::ToolUse(first), Block::ToolUse(second)],
+                ModelStop::ToolUse,
+            ))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn early_start_on_the_paused_clock() {
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = log.clone();
+    let agent = Agent::new(TwoBlocks { log: log.clone() }, registry_with_nap()).on_event(move |event| {
+        if let AgentEvent::ToolCallStarted { name, .. } = event {
+            seen.lock().unwrap().push(if name == "nap_logged" {
+                "first tool starts"
+            } else {
+                "second tool starts"
+            });
+        }
+    });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["first tool starts", "second block arrives", "second tool starts"]
+    );
+    // And without early start the first tool waits for the whole turn.
+    log.lock().unwrap().clear();
+    let seen = log.clone();
+    let agent = Agent::new(TwoBlocks { log: log.clone() }, registry_with_nap())
+        .early_start(false)
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallStarted { name, .. } = event {
+                seen.lock().unwrap().push(if name == "nap_logged" {
+                    "first tool starts"
+                } else {
+                    "second tool starts"
+                });
+            }
+        });
+    agent.run("Go").await;
+    assert_eq!(log.lock().unwrap()[0], "second block arrives");
+}
+
+#[tool]
+/// Sleeps a second.
+async fn nap_logged() -> String {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    "rested".into()
+}
+
+fn registry_with_nap() -> ToolRegistry {
+    let mut registry = registry();
+    registry.register(NapLogged).unwrap();
+    registry
+}

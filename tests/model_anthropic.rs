@@ -612,3 +612,23 @@ async fn a_run_is_send_and_can_be_spawned() {
     let outcome = tokio::spawn(async move { agent.run("Hi").await }).await.unwrap();
     assert_eq!(outcome.text, "spawned");
 }
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_a_timeout() {
+    // Accepts and reads, never answers; the client's read limit ends it.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        let (socket, _) = listener.accept().await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        drop(socket);
+    });
+    let model = Anthropic::new("m")
+        .base_url(url)
+        .api_key("k")
+        .timeouts(Duration::from_secs(5), Duration::from_millis(200))
+        .retry(RetryPolicy::none());
+    let error = Agent::new(model, registry()).run("Hi").await.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Timeout, "{error}");
+    server.abort();
+}
