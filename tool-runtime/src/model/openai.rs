@@ -40,6 +40,7 @@ pub struct OpenAi {
     stream: bool,
     strict: bool,
     retry: RetryPolicy,
+    completion_tokens_field: bool,
 }
 
 impl OpenAi {
@@ -61,6 +62,7 @@ impl OpenAi {
             stream: false,
             strict: false,
             retry: RetryPolicy::default(),
+            completion_tokens_field: false,
         }
     }
 
@@ -79,12 +81,21 @@ impl OpenAi {
     /// The most tokens the model may write in one turn (`max_tokens`).
     pub fn max_tokens(mut self, tokens: u32) -> Self {
         self.max_tokens = Some(tokens);
+        self.completion_tokens_field = false;
         self
     }
 
     /// The system prompt, sent as the first message.
     pub fn system(mut self, text: impl Into<String>) -> Self {
         self.system = Some(text.into());
+        self
+    }
+
+    /// Sends the limit as `max_completion_tokens`, which OpenAI's reasoning
+    /// models require, instead of `max_tokens`, which more servers read.
+    pub fn max_completion_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self.completion_tokens_field = true;
         self
     }
 
@@ -187,7 +198,12 @@ impl OpenAi {
                 body.insert(key.into(), value);
             }
         };
-        put("max_tokens", self.max_tokens.map(|v| json!(v)));
+        let tokens_field = if self.completion_tokens_field {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        put(tokens_field, self.max_tokens.map(|v| json!(v)));
         put("temperature", self.temperature.map(|v| json!(v)));
         put("top_p", self.top_p.map(|v| json!(v)));
         put("top_k", self.top_k.map(|v| json!(v)));
@@ -407,11 +423,16 @@ impl StreamState {
                     self.report(events, Some(index))?;
                 }
                 let partial = self.calls.entry(index).or_default();
-                if let Some(id) = call["id"].as_str() {
-                    partial.id.push_str(id);
+                // The id and name come once (some servers repeat them).
+                if let Some(id) = call["id"].as_str().filter(|_| partial.id.is_empty()) {
+                    partial.id = id.to_owned();
                 }
-                if let Some(name) = call.pointer("/function/name").and_then(Value::as_str) {
-                    partial.name.push_str(name);
+                if let Some(name) = call
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .filter(|_| partial.name.is_empty())
+                {
+                    partial.name = name.to_owned();
                 }
                 if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
                     partial.arguments.push_str(arguments);
@@ -503,6 +524,28 @@ mod tests {
         assert_eq!(calls, [("c1".into(), "{\"a\":1}".into()), ("c2".into(), "{}".into())]);
         assert_eq!(events.len(), 2);
         assert_eq!(response.stop, ModelStop::ToolUse);
+    }
+
+    #[test]
+    fn repeated_ids_and_names_are_not_doubled() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let piece = |args: &str| {
+            delta(json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "add", "arguments": args}}]}))
+        };
+        let (_, response) = run(&[
+            piece("{\"a\":"),
+            piece("1}"),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let response = response.unwrap();
+        let call = response.tool_uses().next().unwrap();
+        assert_eq!((call.id.as_str(), call.name.as_str()), ("c1", "add"));
+        assert_eq!(call.input, json!({"a": 1}));
+        let body = OpenAi::new("o3")
+            .max_completion_tokens(100)
+            .request_body(&ModelRequest::new(&[], &[]));
+        assert_eq!(body["max_completion_tokens"], 100);
+        assert!(body.get("max_tokens").is_none());
     }
 
     #[test]
