@@ -498,7 +498,7 @@ async fn streaming_starts_a_tool_before_the_turn_ends() {
 async fn every_option_reaches_the_request() {
     let server = Server::start(vec![Reply::ok(anthropic_text("ok"))], false).await;
     let model = Anthropic::new("claude-opus-4-1")
-        .base_url(format!("{}/", server.url))
+        .base_url(format!("{}/v1/", server.url))
         .api_key("k")
         .max_tokens(8000)
         .system("Be brief.")

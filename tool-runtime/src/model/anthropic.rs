@@ -70,7 +70,9 @@ impl Anthropic {
         }
     }
 
-    /// The API's base URL, without `/v1/messages`.
+    /// The API's base URL: `https://api.anthropic.com`, a proxy or a
+    /// compatible server; requests go to `{base}/v1/messages` (a base that
+    /// already ends in `/v1` gets `/messages`).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
         self.base_url = url.into();
         self
@@ -236,7 +238,13 @@ impl Anthropic {
         events: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<ModelResponse, ModelError> {
         let body = serde_json::to_vec(&self.request_body(&request)).map_err(|e| malformed(e.to_string()))?;
-        let url = http::join(&self.base_url, "v1/messages");
+        // The base URL conventionally stops before `/v1`; one that includes
+        // it is taken as meant.
+        let base = self.base_url.trim_end_matches('/');
+        let url = match base.strip_suffix("/v1") {
+            Some(_) => http::join(base, "messages"),
+            None => http::join(base, "v1/messages"),
+        };
         let response = http::send(
             || {
                 let mut builder = self
