@@ -2,13 +2,13 @@
 //! transcript invariant in the paths the HTTP tests do not reach (panics,
 //! timeouts, unknown tools, a model call cancelled or failing mid-stream).
 
-mod support;
+mod agent_support;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use agent_support::{assert_transcript_valid, registry};
 use serde_json::json;
-use support::{assert_transcript_valid, registry};
 use tool_runtime::agent::{Agent, AgentEvent, StopReason, event_channel};
 use tool_runtime::model::{
     Block, Message, Model, ModelError, ModelErrorKind, ModelFuture, ModelRequest, ModelResponse, ModelStop, Scripted,

@@ -1,9 +1,9 @@
 //! A session piped through the REPL, as a user's binary would run it.
 
-mod support;
+mod agent_support;
 
+use agent_support::registry;
 use serde_json::json;
-use support::registry;
 use tool_runtime::agent::repl::Repl;
 use tool_runtime::model::{Block, ModelResponse, ModelStop, Scripted, ToolUse};
 

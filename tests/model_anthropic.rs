@@ -1,14 +1,14 @@
 //! The agent loop over the Anthropic client, against a loopback server that
 //! answers like the Messages API.
 
-mod support;
+mod agent_support;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agent_support::*;
 use serde_json::{Value, json};
-use support::*;
 use tokio::sync::Notify;
 use tool_runtime::agent::{Agent, AgentEvent, Approval, StopReason};
 use tool_runtime::model::anthropic::Anthropic;

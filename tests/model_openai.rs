@@ -1,13 +1,13 @@
 //! The agent loop over the OpenAI Chat Completions client, against a
 //! loopback server that answers like the API (and like vLLM or Ollama).
 
-mod support;
+mod agent_support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agent_support::*;
 use serde_json::json;
-use support::*;
 use tokio::sync::Notify;
 use tool_runtime::agent::{Agent, AgentEvent, StopReason};
 use tool_runtime::model::openai::OpenAi;
