@@ -13,6 +13,11 @@ pub mod format;
 mod lint;
 #[cfg(feature = "mcp-server")]
 pub mod mcp_server;
+// The optional layers on top: model clients and the agent loop.
+#[cfg(feature = "agent")]
+pub mod agent;
+#[cfg(any(feature = "agent", feature = "models"))]
+pub mod model;
 mod output;
 mod registry;
 mod result;

@@ -59,7 +59,7 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
 }
 
 /// One `tool_result` block.
-fn tool_result_block(result: &ToolResult) -> Value {
+pub(crate) fn tool_result_block(result: &ToolResult) -> Value {
     let content: Vec<Value> = result.content.iter().map(content_block).collect();
     let mut block = json!({
         "type": "tool_result",

@@ -1,0 +1,345 @@
+//! The loop's rules over a scripted model: every stop reason, and the
+//! transcript invariant in the paths the HTTP tests do not reach (panics,
+//! timeouts, unknown tools, a model call cancelled or failing mid-stream).
+
+mod agent_support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_support::{assert_transcript_valid, registry};
+use serde_json::json;
+use tool_runtime::agent::{Agent, AgentEvent, StopReason, event_channel};
+use tool_runtime::model::{
+    Block, Message, Model, ModelError, ModelErrorKind, ModelFuture, ModelRequest, ModelResponse, ModelStop, Scripted,
+    StreamEvent, ToolUse, Usage,
+};
+use tool_runtime::{Cancellation, ToolRegistry, tool};
+
+fn text(text: &str, stop: ModelStop) -> ModelResponse {
+    ModelResponse::new(vec![Block::Text { text: text.into() }], stop)
+}
+
+fn calls(calls: &[(&str, &str, serde_json::Value)]) -> ModelResponse {
+    let blocks = calls
+        .iter()
+        .map(|(id, name, input)| Block::ToolUse(ToolUse::new(*id, *name, input.clone())))
+        .collect();
+    ModelResponse::new(blocks, ModelStop::ToolUse).with_usage(Usage::new(10, 5))
+}
+
+#[tokio::test]
+async fn every_model_stop_reason_ends_the_run_as_documented() {
+    for (stop, expected) in [
+        (ModelStop::EndTurn, StopReason::EndTurn),
+        (ModelStop::MaxTokens, StopReason::MaxTokens),
+        (ModelStop::Refusal, StopReason::Refusal),
+        (ModelStop::StopSequence(Some("END".into())), StopReason::StopSequence),
+        (ModelStop::Other("something_new".into()), StopReason::EndTurn),
+    ] {
+        let outcome = Agent::new(Scripted::new([text("Partial", stop.clone())]), registry())
+            .run("Hi")
+            .await;
+        assert_eq!(outcome.stop, expected, "{stop:?}");
+        assert_eq!(outcome.text, "Partial");
+    }
+}
+
+#[tokio::test]
+async fn pause_turn_sends_the_assistant_message_back() {
+    let model = Arc::new(Scripted::new([
+        text("Searching...", ModelStop::PauseTurn),
+        text(" found it.", ModelStop::EndTurn),
+    ]));
+    let outcome = Agent::new(model.clone(), registry()).run("Find it").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_eq!(outcome.turns, 2);
+    let second = &model.requests()[1];
+    assert_eq!(second.len(), 2);
+    assert_eq!(second[1].text(), "Searching...");
+}
+
+#[tool]
+/// Panics.
+async fn explode(#[param(description = "Ignored")] _x: Option<u8>) -> String {
+    panic!("boom")
+}
+
+#[tool]
+/// Sleeps for an hour.
+async fn slow() -> String {
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "late".into()
+}
+
+#[tokio::test(start_paused = true)]
+async fn panics_timeouts_and_unknown_tools_are_answered_in_order() {
+    let mut registry = registry().with_timeout(Some(Duration::from_secs(5)));
+    registry.register(Explode).unwrap();
+    registry.register(Slow).unwrap();
+    let model = Arc::new(Scripted::new([
+        calls(&[
+            ("t1", "explode", json!({})),
+            ("t2", "slow", json!({})),
+            ("t3", "no_such_tool", json!({})),
+            ("t4", "add", json!({"a": 1, "b": 1})),
+        ]),
+        text("Done", ModelStop::EndTurn),
+    ]));
+    let outcome = Agent::new(model.clone(), registry).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    let answer = &outcome.transcript[2];
+    let results: Vec<_> = answer.tool_results().collect();
+    let errors: Vec<bool> = results.iter().map(|r| r.is_error).collect();
+    assert_eq!(errors, [true, true, true, false]);
+    assert!(
+        results[2].to_text().contains("no tool named `no_such_tool`"),
+        "{}",
+        results[2].to_text()
+    );
+    assert_eq!(results[3].to_text(), "2");
+}
+
+#[tokio::test]
+async fn events_arrive_as_a_stream_in_order() {
+    let (callback, mut events) = event_channel();
+    let model = Scripted::new([
+        calls(&[("t1", "greet", json!({"name": "Di"}))]),
+        text("Hi Di", ModelStop::EndTurn),
+    ]);
+    let agent = Agent::new(model, registry()).on_event(callback);
+    let outcome = agent.run("Greet Di").await;
+    assert_eq!(outcome.usage, Usage::new(10, 5));
+    drop(agent);
+    let mut kinds = Vec::new();
+    while let Some(event) = events.next().await {
+        kinds.push(match event {
+            AgentEvent::TurnStarted { turn } => format!("turn {turn}"),
+            AgentEvent::Text(text) => format!("text {text}"),
+            AgentEvent::ToolCallStarted { name, arguments, .. } => format!("start {name} {arguments}"),
+            AgentEvent::ToolCallFinished {
+                name, is_error, text, ..
+            } => format!("finish {name} {is_error} {text}"),
+            AgentEvent::Usage { total, .. } => format!("usage {}", total.total()),
+            AgentEvent::TurnFinished { turn, stop } => format!("end {turn} {stop:?}"),
+            other => format!("{other:?}"),
+        });
+    }
+    // Tools report from their own tasks, so only usage (reported by the
+    // loop while the tool may already run) has no fixed place in turn 1.
+    assert_eq!(kinds.iter().filter(|k| k.starts_with("usage")).count(), 2);
+    kinds.retain(|k| !k.starts_with("usage"));
+    assert_eq!(
+        kinds,
+        [
+            "turn 1",
+            "start greet {\"name\":\"Di\"}",
+            "finish greet false Hello, Di!",
+            "end 1 ToolUse",
+            "turn 2",
+            "text Hi Di",
+            "end 2 EndTurn",
+        ]
+    );
+}
+
+/// A model that streams one complete tool call, then hangs or fails.
+struct Stalls {
+    fail: bool,
+}
+
+impl Model for Stalls {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            events(StreamEvent::ToolUse(ToolUse::new("t1", "wait_forever", json!({}))));
+            if self.fail {
+                tokio::task::yield_now().await;
+                return Err(ModelError::new(ModelErrorKind::Overloaded, "Overloaded"));
+            }
+            std::future::pending().await
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_call_cancelled_mid_stream_leaves_no_unanswered_call() {
+    let cancellation = Cancellation::new();
+    let cancel = cancellation.clone();
+    let agent = Agent::new(Stalls { fail: false }, registry()).on_event(move |event| {
+        if matches!(event, AgentEvent::ToolCallStarted { .. }) {
+            cancel.cancel();
+        }
+    });
+    let outcome = agent.run_cancellable(vec![Message::user("Go")], &cancellation).await;
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert_eq!(outcome.transcript, vec![Message::user("Go")]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_model_failing_mid_stream_stops_the_started_tools() {
+    let outcome = Agent::new(Stalls { fail: true }, registry()).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_eq!(outcome.transcript, vec![Message::user("Go")]);
+}
+
+#[tokio::test]
+async fn a_transcript_passed_back_continues_the_conversation() {
+    let model = Arc::new(Scripted::new([
+        calls(&[("t1", "add", json!({"a": 1, "b": 2}))]),
+        text("3", ModelStop::EndTurn),
+        text("6", ModelStop::EndTurn),
+    ]));
+    let agent = Agent::new(model.clone(), ToolRegistry::new()).allow(["add"]);
+    let first = agent.run("1+2").await;
+    assert_transcript_valid(&first.transcript);
+    let mut transcript: Vec<Message> =
+        serde_json::from_value(serde_json::to_value(&first.transcript).unwrap()).unwrap();
+    transcript.push(Message::user("times 2"));
+    let second = agent.run_cancellable(transcript, &Cancellation::new()).await;
+    assert_eq!(second.text, "6");
+    assert_eq!(model.requests()[2].len(), 5);
+    assert_transcript_valid(&second.transcript);
+}
+
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static MOST: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tool]
+/// Sleeps a second, counting calls in flight.
+async fn nap() -> String {
+    use std::sync::atomic::Ordering::SeqCst;
+    let now = IN_FLIGHT.fetch_add(1, SeqCst) + 1;
+    MOST.fetch_max(now, SeqCst);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    IN_FLIGHT.fetch_sub(1, SeqCst);
+    "rested".into()
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_run_concurrently_within_the_registry_limit() {
+    use std::sync::atomic::Ordering::SeqCst;
+    for (limit, most) in [(8, 3), (1, 1)] {
+        MOST.store(0, SeqCst);
+        let mut registry = ToolRegistry::new().with_concurrency(limit);
+        registry.register(Nap).unwrap();
+        let model = Scripted::new([
+            calls(&[
+                ("n1", "nap", json!({})),
+                ("n2", "nap", json!({})),
+                ("n3", "nap", json!({})),
+            ]),
+            text("Rested", ModelStop::EndTurn),
+        ]);
+        let outcome = Agent::new(model, registry).run("Nap").await;
+        assert_eq!(outcome.stop, StopReason::EndTurn);
+        assert_eq!(MOST.load(SeqCst), most, "limit {limit}");
+        let ids: Vec<_> = outcome.transcript[2]
+            .tool_results()
+            .map(|r| r.tool_use_id.clone())
+            .collect();
+        assert_eq!(ids, ["n1", "n2", "n3"]);
+    }
+}
+
+#[tokio::test]
+async fn without_early_start_calls_wait_for_the_whole_turn() {
+    let (callback, mut events) = event_channel();
+    let model = Scripted::new([
+        calls(&[("t1", "add", json!({"a": 1, "b": 1}))]),
+        text("2", ModelStop::EndTurn),
+    ]);
+    let agent = Agent::new(model, registry()).early_start(false).on_event(callback);
+    assert_eq!(agent.run("1+1").await.text, "2");
+    drop(agent);
+    let mut order = Vec::new();
+    while let Some(event) = events.next().await {
+        match event {
+            AgentEvent::Usage { .. } => order.push("usage"),
+            AgentEvent::ToolCallStarted { .. } => order.push("started"),
+            _ => {}
+        }
+    }
+    assert_eq!(order, ["usage", "started", "usage"]);
+}
+
+/// Streams two complete tool calls 500 ms apart (on the paused clock),
+/// noting when the second block arrives.
+struct TwoBlocks {
+    log: Arc<std::sync::Mutex<Vec<&'static str>>>,
+}
+
+impl Model for TwoBlocks {
+    fn respond<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> ModelFuture<'a> {
+        Box::pin(async move {
+            if request.messages.len() > 1 {
+                return Ok(text("Done", ModelStop::EndTurn));
+            }
+            let first = ToolUse::new("t1", "nap_logged", json!({}));
+            let second = ToolUse::new("t2", "add", json!({"a": 1, "b": 1}));
+            events(StreamEvent::ToolUse(first.clone()));
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            self.log.lock().unwrap().push("second block arrives");
+            events(StreamEvent::ToolUse(second.clone()));
+            Ok(ModelResponse::new(
+                vec![Block::ToolUse(first), Block::ToolUse(second)],
+                ModelStop::ToolUse,
+            ))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn early_start_on_the_paused_clock() {
+    let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = log.clone();
+    let agent = Agent::new(TwoBlocks { log: log.clone() }, registry_with_nap()).on_event(move |event| {
+        if let AgentEvent::ToolCallStarted { name, .. } = event {
+            seen.lock().unwrap().push(if name == "nap_logged" {
+                "first tool starts"
+            } else {
+                "second tool starts"
+            });
+        }
+    });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["first tool starts", "second block arrives", "second tool starts"]
+    );
+    // And without early start the first tool waits for the whole turn.
+    log.lock().unwrap().clear();
+    let seen = log.clone();
+    let agent = Agent::new(TwoBlocks { log: log.clone() }, registry_with_nap())
+        .early_start(false)
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallStarted { name, .. } = event {
+                seen.lock().unwrap().push(if name == "nap_logged" {
+                    "first tool starts"
+                } else {
+                    "second tool starts"
+                });
+            }
+        });
+    agent.run("Go").await;
+    assert_eq!(log.lock().unwrap()[0], "second block arrives");
+}
+
+#[tool]
+/// Sleeps a second.
+async fn nap_logged() -> String {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    "rested".into()
+}
+
+fn registry_with_nap() -> ToolRegistry {
+    let mut registry = registry();
+    registry.register(NapLogged).unwrap();
+    registry
+}

@@ -1,0 +1,80 @@
+//! A session piped through the REPL, as a user's binary would run it.
+
+mod agent_support;
+
+use agent_support::registry;
+use serde_json::json;
+use tool_runtime::agent::repl::Repl;
+use tool_runtime::model::{Block, ModelResponse, ModelStop, Scripted, ToolUse};
+
+const SESSION: &str = r#"/tools
+/tools openai-chat
+/schema add
+/call add {"a": "2", "b": 3}
+/call add {"a": "x"}
+/call nope {}
+What is 2 + 3?
+/unknown
+/quit
+ignored after quit
+"#;
+
+#[tokio::test]
+async fn a_piped_session() {
+    let model = Scripted::new([
+        ModelResponse::new(
+            vec![
+                Block::Text {
+                    text: "Let me add.".into(),
+                },
+                Block::ToolUse(ToolUse::new("toolu_1", "add", json!({"a": 2, "b": 3}))),
+            ],
+            ModelStop::ToolUse,
+        ),
+        ModelResponse::new(
+            vec![Block::Text {
+                text: "2 + 3 = 5.".into(),
+            }],
+            ModelStop::EndTurn,
+        ),
+    ]);
+    let mut output = Vec::new();
+    Repl::new(registry())
+        .model(model)
+        .run(SESSION.as_bytes(), &mut output)
+        .await
+        .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    println!("{output}");
+    let expect = |needle: &str| assert!(output.contains(needle), "missing {needle:?} in:\n{output}");
+    expect("4 tools: add, greet, broken, wait_forever. /help for commands.");
+    expect("add                  Adds two integers.");
+    expect("\"type\": \"function\"");
+    expect("\"required\": [\n    \"a\",\n    \"b\"\n  ]");
+    // Bound arguments with the coercion warned about, then the result.
+    expect("arguments: {\"a\":2,\"b\":3}\nwarning: ");
+    expect("result (ok, ");
+    expect("):\n5\n");
+    // A refused call: its errors and the text the model would read.
+    expect("error: unsupported_integer_literal:a");
+    expect("missing: b");
+    expect("result (error, ");
+    expect("There is no tool named `nope`.");
+    // The chat: streamed text, the tool call as it runs, the answer.
+    expect("Let me add.\n[calling add {\"a\":2,\"b\":3}]\n[add done in ");
+    expect("] 5\n2 + 3 = 5.\n");
+    expect("Unknown command `/unknown`.");
+    assert!(!output.contains("ignored after quit"));
+}
+
+#[tokio::test]
+async fn without_a_model_chat_is_refused() {
+    let mut output = Vec::new();
+    Repl::new(registry())
+        .run("hello\n/reset\n".as_bytes(), &mut output)
+        .await
+        .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    assert!(output.contains("No model is configured"), "{output}");
+    assert!(output.contains("The conversation is forgotten."), "{output}");
+}

@@ -1,0 +1,634 @@
+//! The agent loop over the Anthropic client, against a loopback server that
+//! answers like the Messages API.
+
+mod agent_support;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_support::*;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use tool_runtime::agent::{Agent, AgentEvent, Approval, StopReason};
+use tool_runtime::model::anthropic::Anthropic;
+use tool_runtime::model::{ModelErrorKind, RetryPolicy};
+use tool_runtime::{Cancellation, ToolCall};
+
+fn client(server: &Server, stream: bool) -> Anthropic {
+    Anthropic::new("claude-sonnet-4-5")
+        .base_url(&server.url)
+        .api_key("sk-ant-test")
+        .max_tokens(1024)
+        .system("You are a calculator.")
+        .streaming(stream)
+        .retry(RetryPolicy::default().delays(Duration::from_millis(1), Duration::from_millis(5)))
+}
+
+fn two_calls() -> Value {
+    anthropic_tool_use(
+        "I'll do both.",
+        &[
+            ("toolu_01A", "add", json!({"a": 2, "b": 3})),
+            ("toolu_01B", "greet", json!({"name": "Ada"})),
+        ],
+    )
+}
+
+/// The checks every two-call conversation shares.
+fn check_two_call_conversation(server: &Server) {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.path, "/v1/messages");
+        assert_eq!(request.headers["x-api-key"], "sk-ant-test");
+        assert_eq!(request.headers["anthropic-version"], "2023-06-01");
+        assert_eq!(request.body["model"], "claude-sonnet-4-5");
+        assert_eq!(request.body["max_tokens"], 1024);
+        assert_eq!(request.body["system"][0]["cache_control"]["type"], "ephemeral");
+        let tools = request.body["tools"].as_array().unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["add", "greet", "broken", "wait_forever"]);
+        assert!(tools[0]["input_schema"].is_object());
+        assert_eq!(tools.last().unwrap()["cache_control"]["type"], "ephemeral");
+        assert!(tools[..3].iter().all(|t| t.get("cache_control").is_none()));
+    }
+    // Byte-identical tool definitions from turn to turn (prompt caching).
+    assert_eq!(
+        raw_array(&requests[0].raw_body, "tools"),
+        raw_array(&requests[1].raw_body, "tools")
+    );
+    assert_anthropic_requests(server, "sk-ant-test");
+
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(messages[1]["content"][1]["type"], "tool_use");
+    let answer = &messages[2];
+    assert_eq!(answer["role"], "user");
+    let blocks = answer["content"].as_array().unwrap();
+    assert_eq!(blocks[0]["type"], "tool_result");
+    assert_eq!(blocks[0]["tool_use_id"], "toolu_01A");
+    assert_eq!(blocks[0]["content"][0]["text"], "5");
+    assert_eq!(blocks[1]["tool_use_id"], "toolu_01B");
+    assert_eq!(blocks[1]["content"][0]["text"], "Hello, Ada!");
+    assert!(blocks[0].get("is_error").is_none());
+    assert_eq!(blocks[2], json!({"type": "text", "text": "Turn 1 of 25."}));
+    assert_eq!(blocks.len(), 3);
+}
+
+fn notice_agent(model: Anthropic) -> Agent<Anthropic> {
+    Agent::new(model, registry()).notice(|info| Some(format!("Turn {} of {}.", info.turn, info.max_turns)))
+}
+
+#[tokio::test]
+async fn two_tool_calls_then_end_turn() {
+    let server = Server::start(
+        vec![Reply::ok(two_calls()), Reply::ok(anthropic_text("5, and hello Ada."))],
+        false,
+    )
+    .await;
+    let outcome = notice_agent(client(&server, false))
+        .run("Add 2 and 3, then greet Ada.")
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "5, and hello Ada.");
+    assert_eq!(outcome.turns, 2);
+    assert_eq!(outcome.usage.input_tokens, 824);
+    assert_eq!(outcome.usage.output_tokens, 114);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    check_two_call_conversation(&server);
+    // The transcript serializes and comes back the same.
+    let saved = serde_json::to_string(&outcome.transcript).unwrap();
+    let loaded: Vec<tool_runtime::model::Message> = serde_json::from_str(&saved).unwrap();
+    assert_eq!(loaded, outcome.transcript);
+}
+
+#[tokio::test]
+async fn two_tool_calls_then_end_turn_streaming() {
+    let server = Server::start(
+        vec![
+            anthropic_stream(&two_calls(), HashMap::new()),
+            anthropic_stream(&anthropic_text("5, and hello Ada."), HashMap::new()),
+        ],
+        false,
+    )
+    .await;
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = events.clone();
+    let agent = notice_agent(client(&server, true)).on_event(move |e| seen.lock().unwrap().push(e.clone()));
+    let outcome = agent.run("Add 2 and 3, then greet Ada.").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "5, and hello Ada.");
+    assert_eq!(outcome.usage.output_tokens, 114);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    check_two_call_conversation(&server);
+    assert_eq!(server.requests()[0].body["stream"], true);
+    let events = events.lock().unwrap();
+    let texts: String = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, "I'll do both.5, and hello Ada.");
+    let finished: Vec<(&str, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolCallFinished { name, is_error, .. } => Some((name.as_str(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 2);
+    assert!(finished.contains(&("add", false)) && finished.contains(&("greet", false)));
+    assert!(matches!(events[0], AgentEvent::TurnStarted { turn: 1 }));
+}
+
+#[tokio::test]
+async fn overloaded_and_rate_limited_then_success() {
+    let overloaded = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+    let limited = json!({"type": "error", "error": {"type": "rate_limit_error", "message": "Number of request tokens has exceeded your per-minute rate limit"}});
+    let server = Server::start(
+        vec![
+            Reply::status(529, overloaded),
+            Reply::status(429, limited).with_header("retry-after", "0"),
+            Reply::ok(anthropic_text("Fine.")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(server.requests()[0].raw_body, server.requests()[2].raw_body);
+    assert_anthropic_requests(&server, "sk-ant-test");
+}
+
+#[tokio::test]
+async fn errors_are_typed_with_the_api_message_and_not_retried() {
+    let invalid = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}});
+    let server = Server::start(vec![Reply::status(400, invalid)], false).await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::InvalidRequest);
+    assert_eq!(error.status(), Some(400));
+    assert_eq!(error.message(), "messages: roles must alternate");
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(outcome.transcript.len(), 1);
+
+    let auth = json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}});
+    let server = Server::start(vec![Reply::status(401, auth)], false).await;
+    let error = Agent::new(client(&server, false), registry())
+        .run("Hi")
+        .await
+        .error
+        .unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Authentication);
+    assert!(error.to_string().contains("invalid x-api-key"), "{error}");
+
+    // Retries run out: the last status decides the kind.
+    let overloaded = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+    let server = Server::start(vec![Reply::status(529, overloaded)], true).await;
+    let model = client(&server, false).retry(
+        RetryPolicy::default()
+            .max_retries(2)
+            .delays(Duration::ZERO, Duration::ZERO),
+    );
+    let error = Agent::new(model, registry()).run("Hi").await.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Overloaded);
+    assert_eq!(server.requests().len(), 3);
+
+    // Nobody listening: a connection error after the retries.
+    let model = Anthropic::new("m").base_url("http://127.0.0.1:9").api_key("k").retry(
+        RetryPolicy::default()
+            .max_retries(1)
+            .delays(Duration::ZERO, Duration::ZERO),
+    );
+    let error = Agent::new(model, registry()).run("Hi").await.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Connection, "{error}");
+    assert!(std::error::Error::source(&error).is_some());
+}
+
+#[tokio::test]
+async fn bad_arguments_then_a_corrected_call() {
+    let server = Server::start(
+        vec![
+            Reply::ok(anthropic_tool_use(
+                "Adding.",
+                &[("toolu_1", "add", json!({"a": "two", "b": 3}))],
+            )),
+            Reply::ok(anthropic_tool_use(
+                "Retrying.",
+                &[("toolu_2", "add", json!({"a": 2, "b": 3}))],
+            )),
+            Reply::ok(anthropic_text("It is 5.")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("2 + 3?").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    let requests = server.requests();
+    let refused = &requests[1].body["messages"][2]["content"][0];
+    assert_eq!(refused["tool_use_id"], "toolu_1");
+    assert_eq!(refused["is_error"], true);
+    assert!(
+        refused["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Correct the arguments"),
+        "{refused}"
+    );
+    let accepted = &requests[2].body["messages"][4]["content"][0];
+    assert_eq!(accepted["tool_use_id"], "toolu_2");
+    assert!(accepted.get("is_error").is_none());
+    assert_eq!(accepted["content"][0]["text"], "5");
+}
+
+#[tokio::test]
+async fn a_model_that_never_stops_hits_max_turns() {
+    let server = Server::start(
+        vec![Reply::ok(anthropic_tool_use(
+            "Again.",
+            &[("toolu_x", "add", json!({"a": 1, "b": 1}))],
+        ))],
+        true,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry())
+        .max_turns(4)
+        .run("Loop")
+        .await;
+    assert_eq!(outcome.stop, StopReason::MaxTurns);
+    assert_eq!(outcome.turns, 4);
+    assert_eq!(server.requests().len(), 4);
+    // The last turn's call was answered: the transcript can continue.
+    assert_eq!(outcome.transcript.len(), 9);
+    assert_eq!(outcome.transcript.last().unwrap().tool_results().count(), 1);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+}
+
+#[tokio::test]
+async fn consecutive_failures_stop_the_run() {
+    let server = Server::start(
+        vec![Reply::ok(anthropic_tool_use(
+            "Trying.",
+            &[("toolu_b", "broken", json!({}))],
+        ))],
+        true,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Go").await;
+    assert_eq!(
+        outcome.stop,
+        StopReason::ConsecutiveErrors {
+            tool: "broken".into(),
+            count: 3
+        }
+    );
+    assert_eq!(outcome.turns, 3);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+}
+
+#[tokio::test]
+async fn token_budget_stops_the_run() {
+    let server = Server::start(
+        vec![Reply::ok(anthropic_tool_use(
+            "Again.",
+            &[("toolu_x", "add", json!({"a": 1, "b": 1}))],
+        ))],
+        true,
+    )
+    .await;
+    // Each turn uses 412 + 57 tokens.
+    let outcome = Agent::new(client(&server, false), registry())
+        .token_budget(900)
+        .run("Loop")
+        .await;
+    assert_eq!(outcome.stop, StopReason::Budget);
+    assert_eq!(outcome.turns, 2);
+    assert_eq!(outcome.usage.total(), 938);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+}
+
+#[tokio::test]
+async fn denied_and_disallowed_calls_are_answered_with_errors() {
+    let server = Server::start(
+        vec![
+            Reply::ok(anthropic_tool_use(
+                "Three things.",
+                &[
+                    ("toolu_1", "greet", json!({"name": "Eve"})),
+                    ("toolu_2", "broken", json!({})),
+                    ("toolu_3", "add", json!({"a": 1, "b": 2})),
+                ],
+            )),
+            Reply::ok(anthropic_text("Done.")),
+        ],
+        false,
+    )
+    .await;
+    let agent = Agent::new(client(&server, false), registry())
+        .deny(["broken"])
+        .approver(|call: &ToolCall| match call.name.as_str() {
+            "greet" => Approval::Refuse("The user does not want Eve greeted.".into()),
+            "add" => Approval::Modify(json!({"a": 10, "b": 20})),
+            _ => Approval::Run,
+        });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    let requests = server.requests();
+    let names: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "greet", "wait_forever"]);
+    let blocks = requests[1].body["messages"][2]["content"].as_array().unwrap().clone();
+    assert_eq!(blocks[0]["is_error"], true);
+    assert_eq!(blocks[0]["content"][0]["text"], "The user does not want Eve greeted.");
+    assert_eq!(blocks[1]["is_error"], true);
+    let text = blocks[1]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("`broken` is not available") && text.contains("`add`, `greet`, `wait_forever`"),
+        "{text}"
+    );
+    assert_eq!(blocks[2]["content"][0]["text"], "30");
+}
+
+#[tokio::test]
+async fn a_deferred_call_resumes_later() {
+    let server = Server::start(
+        vec![
+            Reply::ok(anthropic_tool_use(
+                "Two.",
+                &[
+                    ("toolu_1", "add", json!({"a": 1, "b": 2})),
+                    ("toolu_2", "greet", json!({"name": "Bob"})),
+                ],
+            )),
+            Reply::ok(anthropic_text("Both done.")),
+        ],
+        false,
+    )
+    .await;
+    let agent = Agent::new(client(&server, false), registry())
+        .approver(|call: &ToolCall| {
+            if call.name == "greet" {
+                Approval::Defer
+            } else {
+                Approval::Run
+            }
+        })
+        .notice(|_| Some("notice".into()));
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    assert_eq!(server.requests().len(), 1);
+    let deferred = outcome.deferred.unwrap();
+    let pending: Vec<&str> = deferred.pending().map(|c| c.name.as_str()).collect();
+    assert_eq!(pending, ["greet"]);
+    // The state survives a save and a restart.
+    let deferred: tool_runtime::agent::Deferred =
+        serde_json::from_str(&serde_json::to_string(&deferred).unwrap()).unwrap();
+    let call = deferred.pending().next().unwrap();
+    let approved = ToolCall::new(call.name.clone(), call.input.clone()).with_id(call.id.clone());
+    let result = agent.registry().call_one(approved).await;
+    let outcome = agent
+        .resume(outcome.transcript, deferred, [result], &Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_eq!(outcome.text, "Both done.");
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    let blocks = server.requests()[1].body["messages"][2]["content"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(blocks[0]["content"][0]["text"], "3");
+    assert_eq!(blocks[1]["content"][0]["text"], "Hello, Bob!");
+    assert_eq!(blocks[2]["text"], "notice");
+}
+
+#[tokio::test]
+async fn a_cancelled_run_leaves_a_valid_transcript() {
+    let server = Server::start(
+        vec![Reply::ok(anthropic_tool_use(
+            "Waiting.",
+            &[
+                ("toolu_1", "add", json!({"a": 1, "b": 2})),
+                ("toolu_2", "wait_forever", json!({})),
+            ],
+        ))],
+        false,
+    )
+    .await;
+    let cancellation = Cancellation::new();
+    let cancel = cancellation.clone();
+    let agent = Agent::new(client(&server, false), registry()).on_event(move |event| {
+        if matches!(event, AgentEvent::ToolCallStarted { name, .. } if name == "wait_forever") {
+            cancel.cancel();
+        }
+    });
+    let outcome = agent
+        .run_cancellable(vec![tool_runtime::model::Message::user("Go")], &cancellation)
+        .await;
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    let last = outcome.transcript.last().unwrap();
+    let results: Vec<_> = last.tool_results().collect();
+    assert_eq!(results.len(), 2);
+    assert!(results[1].is_error, "{:?}", results[1]);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn streaming_starts_a_tool_before_the_turn_ends() {
+    // The second tool_use block is held back until the first tool has
+    // started (bounded at 10 s), so the marks show the order.
+    let started = Arc::new(Notify::new());
+    let message = anthropic_tool_use(
+        "Two.",
+        &[
+            ("toolu_1", "add", json!({"a": 1, "b": 2})),
+            ("toolu_2", "greet", json!({"name": "Cy"})),
+        ],
+    );
+    let between = HashMap::from([(
+        1,
+        vec![Piece::WaitFor(started.clone()), Piece::Mark("second block sent")],
+    )]);
+    let server = Server::start(
+        vec![
+            anthropic_stream(&message, between),
+            anthropic_stream(&anthropic_text("Done."), HashMap::new()),
+        ],
+        false,
+    )
+    .await;
+    let order = server.marks.clone();
+    let agent = Agent::new(client(&server, true), registry()).on_event(move |event| {
+        if let AgentEvent::ToolCallStarted { name, .. } = event {
+            order.lock().unwrap().push(format!("{name} started"));
+            if name == "add" {
+                started.notify_one();
+            }
+        }
+    });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.marks(), ["add started", "second block sent", "greet started"]);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+}
+
+#[tokio::test]
+async fn every_option_reaches_the_request() {
+    let server = Server::start(vec![Reply::ok(anthropic_text("ok"))], false).await;
+    let model = Anthropic::new("claude-opus-4-1")
+        .base_url(format!("{}/v1/", server.url))
+        .api_key("k")
+        .max_tokens(8000)
+        .system("Be brief.")
+        .temperature(1.0)
+        .top_p(0.95)
+        .top_k(50)
+        .stop_sequences(["\n\nHuman:"])
+        .metadata(json!({"user_id": "u-123"}))
+        .thinking(2048)
+        .tool_choice(tool_runtime::model::ToolChoice::Any)
+        .prompt_caching(false);
+    let outcome = Agent::new(model, registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let request = &server.requests()[0];
+    assert_eq!(request.path, "/v1/messages");
+    let body = &request.body;
+    assert_eq!(body["system"], "Be brief.");
+    assert_eq!(body["max_tokens"], 8000);
+    assert_eq!(body["temperature"], 1.0);
+    assert_eq!(body["top_p"], 0.95);
+    assert_eq!(body["top_k"], 50);
+    assert_eq!(body["stop_sequences"], json!(["\n\nHuman:"]));
+    assert_eq!(body["metadata"], json!({"user_id": "u-123"}));
+    assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
+    assert_eq!(body["tool_choice"], json!({"type": "any"}));
+    assert!(
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t.get("cache_control").is_none())
+    );
+    assert!(body.get("stream").is_none());
+    assert_anthropic_requests(&server, "k");
+}
+
+#[tokio::test]
+async fn streamed_thinking_goes_back_with_its_signature_and_stream_errors_are_typed() {
+    let events = vec![
+        (
+            Some("message_start"),
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "model": "claude", "stop_reason": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        (
+            Some("content_block_start"),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me add."}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}}),
+        ),
+        (
+            Some("content_block_stop"),
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            Some("content_block_start"),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_9", "name": "add", "input": {}}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"a\": 1, \"b\""}}),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ": 2}"}}),
+        ),
+        (
+            Some("content_block_stop"),
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        (
+            Some("message_delta"),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 30}}),
+        ),
+        (Some("message_stop"), json!({"type": "message_stop"})),
+    ];
+    let first = Reply::sse(events.into_iter().map(|(n, d)| (n, d.to_string())).collect());
+    let overloaded = Reply::sse(vec![
+        (Some("message_start"), json!({"type": "message_start", "message": {"id": "msg_2", "content": [], "usage": {"input_tokens": 5, "output_tokens": 0}}}).to_string()),
+        (Some("error"), json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string()),
+    ]);
+    let server = Server::start(vec![first, overloaded], false).await;
+    let outcome = Agent::new(client(&server, true).thinking(1024), registry())
+        .run("1+2")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.as_ref().unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_transcript_valid(&outcome.transcript);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    let second = &server.requests()[1].body["messages"][1];
+    assert_eq!(
+        second["content"][0],
+        json!({"type": "thinking", "thinking": "Let me add.", "signature": "EqQBCgIYAhIM"})
+    );
+    assert_eq!(second["content"][1]["input"], json!({"a": 1, "b": 2}));
+    assert_eq!(
+        server.requests()[1].body["messages"][2]["content"][0]["content"][0]["text"],
+        "3"
+    );
+}
+
+#[tokio::test]
+async fn a_run_is_send_and_can_be_spawned() {
+    let server = Server::start(vec![Reply::ok(anthropic_text("spawned"))], false).await;
+    let agent = Arc::new(Agent::new(client(&server, false), registry()));
+    let outcome = tokio::spawn(async move { agent.run("Hi").await }).await.unwrap();
+    assert_eq!(outcome.text, "spawned");
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_a_timeout() {
+    // Accepts and reads, never answers; the client's read limit ends it.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let server = tokio::spawn(async move {
+        let (socket, _) = listener.accept().await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        drop(socket);
+    });
+    let model = Anthropic::new("m")
+        .base_url(url)
+        .api_key("k")
+        .timeouts(Duration::from_secs(5), Duration::from_millis(200))
+        .retry(RetryPolicy::none());
+    let error = Agent::new(model, registry()).run("Hi").await.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Timeout, "{error}");
+    server.abort();
+}

@@ -1,0 +1,367 @@
+//! The agent loop over the OpenAI Chat Completions client, against a
+//! loopback server that answers like the API (and like vLLM or Ollama).
+
+mod agent_support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use agent_support::*;
+use serde_json::json;
+use tokio::sync::Notify;
+use tool_runtime::agent::{Agent, AgentEvent, StopReason};
+use tool_runtime::model::openai::OpenAi;
+use tool_runtime::model::{ModelErrorKind, RetryPolicy, ToolChoice};
+
+fn client(server: &Server, stream: bool) -> OpenAi {
+    OpenAi::new("gpt-4.1")
+        .base_url(format!("{}/v1", server.url))
+        .api_key("sk-test")
+        .system("You are a calculator.")
+        .temperature(0.2)
+        .streaming(stream)
+        .retry(RetryPolicy::default().delays(Duration::from_millis(1), Duration::from_millis(5)))
+}
+
+const CALLS: &[(&str, &str, &str)] = &[
+    ("call_a", "add", "{\"a\": 2, \"b\": 3}"),
+    ("call_b", "greet", "{\"name\": \"Ada\"}"),
+];
+
+fn check(server: &Server) {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.path, "/v1/chat/completions");
+        assert_eq!(request.headers["authorization"], "Bearer sk-test");
+        assert!(!request.headers.contains_key("x-api-key"));
+        assert_eq!(request.body["model"], "gpt-4.1");
+        assert_eq!(request.body["temperature"], 0.2);
+        assert_eq!(
+            request.body["messages"][0],
+            json!({"role": "system", "content": "You are a calculator."})
+        );
+        let tools = request.body["tools"].as_array().unwrap();
+        assert_eq!(tools[0]["type"], "function");
+        assert_eq!(tools[0]["function"]["name"], "add");
+        assert!(tools[0]["function"]["parameters"].is_object());
+    }
+    assert_eq!(
+        requests[0].body["tools"].to_string(),
+        requests[1].body["tools"].to_string()
+    );
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    assert_eq!(
+        messages[1],
+        json!({"role": "user", "content": "Add 2 and 3, then greet Ada."})
+    );
+    assert_eq!(messages[2]["role"], "assistant");
+    assert_eq!(messages[2]["tool_calls"][0]["id"], "call_a");
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"a\": 2, \"b\": 3}"
+    );
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_a", "content": "5"})
+    );
+    assert_eq!(
+        messages[4],
+        json!({"role": "tool", "tool_call_id": "call_b", "content": "Hello, Ada!"})
+    );
+    assert_eq!(messages[5], json!({"role": "user", "content": "Budget: 25 turns."}));
+    assert_eq!(messages.len(), 6);
+}
+
+fn agent(model: OpenAi) -> Agent<OpenAi> {
+    Agent::new(model, registry()).notice(|info| Some(format!("Budget: {} turns.", info.max_turns)))
+}
+
+#[tokio::test]
+async fn two_tool_calls_then_stop() {
+    let server = Server::start(
+        vec![
+            Reply::ok(openai_completion(None, CALLS, "tool_calls")),
+            Reply::ok(openai_completion(Some("5, hello Ada."), &[], "stop")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = agent(client(&server, false)).run("Add 2 and 3, then greet Ada.").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "5, hello Ada.");
+    assert_eq!(outcome.usage.input_tokens, 240);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+    check(&server);
+}
+
+#[tokio::test]
+async fn two_tool_calls_then_stop_streaming() {
+    let server = Server::start(
+        vec![
+            openai_stream(Some("On it."), CALLS, "tool_calls"),
+            openai_stream(Some("5, hello Ada."), &[], "stop"),
+        ],
+        false,
+    )
+    .await;
+    let outcome = agent(client(&server, true)).run("Add 2 and 3, then greet Ada.").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "5, hello Ada.");
+    assert_eq!(outcome.usage.output_tokens, 60);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+    let request = &server.requests()[0].body;
+    assert_eq!(request["stream"], true);
+    assert_eq!(request["stream_options"]["include_usage"], true);
+    assert_eq!(server.requests()[1].body["messages"][2]["content"], "On it.");
+}
+
+#[tokio::test]
+async fn streaming_starts_the_first_call_before_the_second_arrives() {
+    let started = Arc::new(Notify::new());
+    let Reply::Stream(mut pieces) = openai_stream(None, CALLS, "tool_calls") else {
+        unreachable!()
+    };
+    // Hold back the chunk that opens the second call: the first call is
+    // complete once it arrives, so it must be what starts the first tool.
+    let mut second = pieces.split_off(4);
+    let opener = second.remove(0);
+    pieces.push(opener);
+    pieces.push(Piece::WaitFor(started.clone()));
+    pieces.push(Piece::Mark("rest sent"));
+    pieces.extend(second);
+    let server = Server::start(
+        vec![Reply::Stream(pieces), openai_stream(Some("Done."), &[], "stop")],
+        false,
+    )
+    .await;
+    let marks = server.marks.clone();
+    let agent = Agent::new(client(&server, true), registry()).on_event(move |event| {
+        if let AgentEvent::ToolCallStarted { name, .. } = event {
+            marks.lock().unwrap().push(format!("{name} started"));
+            if name == "add" {
+                started.notify_one();
+            }
+        }
+    });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.marks(), ["add started", "rest sent", "greet started"]);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+}
+
+#[tokio::test]
+async fn rate_limited_with_retry_after_then_success() {
+    let limited = json!({"error": {"message": "Rate limit reached for gpt-4.1", "type": "requests", "param": null, "code": "rate_limit_exceeded"}});
+    let server = Server::start(
+        vec![
+            Reply::status(429, limited).with_header("retry-after-ms", "1"),
+            Reply::status(503, json!({"error": {"message": "busy"}})),
+            Reply::ok(openai_completion(Some("Hi."), &[], "stop")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.requests().len(), 3);
+    assert_openai_requests(&server, "sk-test");
+
+    let missing = json!({"error": {"message": "The model `gpt-9` does not exist", "type": "invalid_request_error", "code": "model_not_found"}});
+    let server = Server::start(vec![Reply::status(404, missing)], false).await;
+    let error = Agent::new(client(&server, false), registry())
+        .run("Hi")
+        .await
+        .error
+        .unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::NotFound);
+    assert_eq!(error.message(), "The model `gpt-9` does not exist");
+}
+
+#[tokio::test]
+async fn bad_argument_text_then_a_corrected_call() {
+    let server = Server::start(
+        vec![
+            Reply::ok(openai_completion(
+                None,
+                &[("call_1", "add", "{\"a\": 2, \"b\":")],
+                "tool_calls",
+            )),
+            Reply::ok(openai_completion(
+                None,
+                &[("call_2", "add", "{\"a\": 2, \"b\": 3}")],
+                "tool_calls",
+            )),
+            Reply::ok(openai_completion(Some("5."), &[], "stop")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("2+3").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+    let requests = server.requests();
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    // The broken argument text goes back exactly as the model sent it.
+    assert_eq!(
+        messages[2]["tool_calls"][0]["function"]["arguments"],
+        "{\"a\": 2, \"b\":"
+    );
+    assert_eq!(messages[3]["tool_call_id"], "call_1");
+    assert!(
+        messages[3]["content"].as_str().unwrap().contains("json_parse_error"),
+        "{}",
+        messages[3]
+    );
+    assert_eq!(requests[2].body["messages"][5]["content"], "5");
+}
+
+#[tokio::test]
+async fn stop_reasons_map_to_the_outcome() {
+    for (finish, stop) in [
+        ("length", StopReason::MaxTokens),
+        ("content_filter", StopReason::Refusal),
+        ("stop", StopReason::EndTurn),
+    ] {
+        let server = Server::start(vec![Reply::ok(openai_completion(Some("Partial"), &[], finish))], false).await;
+        let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+        assert_eq!(outcome.stop, stop, "{finish}");
+    }
+}
+
+#[tokio::test]
+async fn options_reach_the_request() {
+    let server = Server::start(vec![Reply::ok(openai_completion(Some("ok"), &[], "stop"))], false).await;
+    let model = OpenAi::new("llama3.1")
+        .base_url(format!("{}/v1/", server.url))
+        .max_tokens(256)
+        .top_p(0.9)
+        .top_k(40)
+        .stop_sequences(["END"])
+        .tool_choice(ToolChoice::Tool("add".into()));
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let seen = events.clone();
+    let outcome = Agent::new(model, registry())
+        .allow(["add"])
+        .on_event(move |e| seen.lock().unwrap().push(e.clone()))
+        .run("Hi")
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    let request = &server.requests()[0];
+    assert_eq!(request.path, "/v1/chat/completions");
+    let body = &request.body;
+    assert_eq!(body["max_tokens"], 256);
+    assert_eq!(body["top_p"], 0.9);
+    assert_eq!(body["top_k"], 40);
+    assert_eq!(body["stop"], json!(["END"]));
+    assert_eq!(
+        body["tool_choice"],
+        json!({"type": "function", "function": {"name": "add"}})
+    );
+    assert_eq!(body["tools"].as_array().unwrap().len(), 1);
+    // A non-streamed turn still reports its text as an event.
+    assert!(events.lock().unwrap().contains(&AgentEvent::Text("ok".into())));
+}
+
+#[tokio::test]
+async fn a_model_that_never_stops_hits_max_turns_streaming() {
+    let server = Server::start(
+        vec![openai_stream(
+            None,
+            &[("call_x", "add", "{\"a\":1,\"b\":1}")],
+            "tool_calls",
+        )],
+        true,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry())
+        .max_turns(3)
+        .run("Loop")
+        .await;
+    assert_eq!(outcome.stop, StopReason::MaxTurns);
+    assert_eq!(server.requests().len(), 3);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+}
+
+#[tokio::test]
+async fn denied_deferred_and_resumed_streaming() {
+    let server = Server::start(
+        vec![
+            openai_stream(
+                None,
+                &[
+                    ("call_1", "greet", "{\"name\":\"Eve\"}"),
+                    ("call_2", "add", "{\"a\":1,\"b\":2}"),
+                ],
+                "tool_calls",
+            ),
+            openai_stream(Some("Done."), &[], "stop"),
+        ],
+        false,
+    )
+    .await;
+    let agent = Agent::new(client(&server, true), registry()).approver(|call: &tool_runtime::ToolCall| {
+        match call.name.as_str() {
+            "greet" => tool_runtime::agent::Approval::Refuse("Not Eve.".into()),
+            _ => tool_runtime::agent::Approval::Defer,
+        }
+    });
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    let deferred = outcome.deferred.unwrap();
+    let pending = deferred.pending().next().unwrap().clone();
+    assert_eq!(pending.raw_arguments.as_deref(), Some("{\"a\":1,\"b\":2}"));
+    let call = tool_runtime::ToolCall::new(pending.name.clone(), pending.arguments_text()).with_id(pending.id.clone());
+    let result = agent.registry().call_one(call).await;
+    let outcome = agent
+        .resume(
+            outcome.transcript,
+            deferred,
+            [result],
+            &tool_runtime::Cancellation::new(),
+        )
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+    let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(
+        messages[3],
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "Not Eve."})
+    );
+    assert_eq!(
+        messages[4],
+        json!({"role": "tool", "tool_call_id": "call_2", "content": "3"})
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_streaming_run_leaves_a_valid_transcript() {
+    let server = Server::start(
+        vec![openai_stream(None, &[("call_1", "wait_forever", "{}")], "tool_calls")],
+        false,
+    )
+    .await;
+    let cancellation = tool_runtime::Cancellation::new();
+    let cancel = cancellation.clone();
+    let agent = Agent::new(client(&server, true), registry()).on_event(move |event| {
+        if matches!(event, AgentEvent::ToolCallStarted { .. }) {
+            cancel.cancel();
+        }
+    });
+    let outcome = agent
+        .run_cancellable(vec![tool_runtime::model::Message::user("Go")], &cancellation)
+        .await;
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert_transcript_valid(&outcome.transcript);
+    // Either the stream was cut (no assistant message) or the call was
+    // answered as cancelled; both leave a transcript the API accepts.
+    if outcome.transcript.len() > 1 {
+        assert!(outcome.transcript[2].tool_results().all(|r| r.is_error));
+    }
+}

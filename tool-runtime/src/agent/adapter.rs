@@ -1,0 +1,96 @@
+//! Everything the loop takes from the core, in one place: turning a model's
+//! tool call into a registry call, running it, and reading its result.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::model::{ToolResultBlock, ToolUse};
+use crate::result::Outcome;
+use crate::{CallArguments, Cancellation, ToolCall, ToolDefinition, ToolRegistry, ToolResult};
+
+/// The registry call for a model's tool call: raw text when the provider
+/// sent text (so the binder reports bad JSON), else the JSON value.
+pub(crate) fn call_of(call: &ToolUse) -> ToolCall {
+    let arguments = match &call.raw_arguments {
+        Some(text) => CallArguments::Text(text.clone()),
+        None => CallArguments::Json(call.input.clone()),
+    };
+    ToolCall::new(call.name.clone(), arguments).with_id(call.id.clone())
+}
+
+/// The same call with arguments an approver chose.
+pub(crate) fn with_arguments(mut call: ToolCall, arguments: Value) -> ToolCall {
+    call.arguments = CallArguments::Json(arguments);
+    call
+}
+
+/// The arguments as JSON, for events.
+pub(crate) fn arguments_json(call: &ToolCall) -> Value {
+    match &call.arguments {
+        CallArguments::Json(value) => value.clone(),
+        CallArguments::Text(text) => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone())),
+    }
+}
+
+/// Runs one call; a raised `cancellation` makes it a `Cancelled` result.
+pub(crate) async fn run(registry: &ToolRegistry, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
+    registry.call_cancellable(call, cancellation).await
+}
+
+/// An `is_error` result for a call that did not run (refused, not allowed,
+/// cancelled before it started).
+pub(crate) fn not_run(call: &ToolUse, text: String, cancelled: bool) -> ToolResult {
+    let outcome = if cancelled {
+        Outcome::Cancelled
+    } else {
+        Outcome::ToolFailed
+    };
+    ToolResult::failure(&call.name, Some(call.id.clone()), outcome, text)
+}
+
+/// The transcript block of a result, rendered by the core's Anthropic
+/// format (the transcript's content blocks are Anthropic's).
+pub(crate) fn result_block(call_id: &str, result: &ToolResult) -> ToolResultBlock {
+    let block = crate::format::anthropic::tool_result_block(result);
+    let content = match block.get("content") {
+        Some(Value::Array(blocks)) => blocks.clone(),
+        _ => Vec::new(),
+    };
+    ToolResultBlock {
+        tool_use_id: call_id.to_owned(),
+        content,
+        is_error: result.is_error,
+    }
+}
+
+pub(crate) fn call_id(result: &ToolResult) -> Option<&str> {
+    result.call_id.as_deref()
+}
+
+pub(crate) fn is_error(result: &ToolResult) -> bool {
+    result.is_error
+}
+
+pub(crate) fn warnings(result: &ToolResult) -> Vec<String> {
+    result.warning_codes()
+}
+
+pub(crate) fn errors(result: &ToolResult) -> Vec<String> {
+    result.error_codes()
+}
+
+pub(crate) fn text(result: &ToolResult) -> String {
+    result.text()
+}
+
+/// How many calls of one message the registry runs at once.
+pub(crate) fn concurrency(registry: &ToolRegistry) -> usize {
+    registry.settings.concurrency
+}
+
+pub(crate) fn definitions(registry: &ToolRegistry) -> impl Iterator<Item = &ToolDefinition> {
+    registry.tools()
+}
+
+pub(crate) type SharedRegistry = Arc<ToolRegistry>;

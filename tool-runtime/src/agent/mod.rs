@@ -1,0 +1,562 @@
+//! The agent loop: send the tools to a model, run what it asks for, answer,
+//! repeat, keeping the transcript valid whatever happens.
+//!
+//! ```
+//! use tool_runtime::agent::{Agent, StopReason};
+//! use tool_runtime::model::{Block, ModelResponse, ModelStop, Scripted};
+//! use tool_runtime::ToolRegistry;
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let model = Scripted::new([ModelResponse::new(vec![Block::Text { text: "Hello".into() }], ModelStop::EndTurn)]);
+//! let outcome = Agent::new(model, ToolRegistry::new()).max_turns(10).run("Hi").await;
+//! assert_eq!(outcome.stop, StopReason::EndTurn);
+//! assert_eq!(outcome.text, "Hello");
+//! # }
+//! ```
+//!
+//! Every turn's tool calls run concurrently through the registry, and one
+//! user message answers them: the `tool_result` blocks first, in the order of
+//! the calls, then the notice. That holds when a call is refused, unknown,
+//! not allowed, times out, panics or is cancelled, and when the run stops for
+//! any reason: a run never leaves a tool call unanswered, except the calls a
+//! deferral leaves pending (see [`Agent::resume`]).
+
+mod adapter;
+mod approval;
+mod events;
+mod outcome;
+pub mod repl;
+
+pub use approval::{Approval, Approver};
+pub use events::{AgentEvent, EventStream, event_channel};
+pub use outcome::{Deferred, Outcome, StopReason};
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+
+use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
+use crate::{Cancellation, ToolDefinition, ToolRegistry, ToolResult};
+use adapter::SharedRegistry;
+use events::EventFn;
+use outcome::Slot;
+
+/// What a notice callback knows after a turn's results.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct TurnInfo {
+    /// The turn just finished (from 1).
+    pub turn: usize,
+    /// The run's turn limit.
+    pub max_turns: usize,
+    /// Tokens used so far.
+    pub usage: Usage,
+    /// Tokens left in the budget, when there is one.
+    pub budget_left: Option<u64>,
+}
+
+type NoticeFn = dyn Fn(&TurnInfo) -> Option<String> + Send + Sync;
+
+/// The loop around a [`Model`] and a [`ToolRegistry`]. Configure it with its
+/// builder methods, then [`run`](Agent::run) it as often as needed.
+pub struct Agent<M> {
+    model: M,
+    registry: SharedRegistry,
+    max_turns: usize,
+    allowed: Option<Vec<String>>,
+    disallowed: Vec<String>,
+    max_consecutive_errors: usize,
+    token_budget: Option<u64>,
+    notice: Option<Arc<NoticeFn>>,
+    approver: Option<Arc<dyn Approver>>,
+    on_event: Option<Arc<EventFn>>,
+    early_start: bool,
+}
+
+impl<M> std::fmt::Debug for Agent<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("max_turns", &self.max_turns)
+            .field("allowed", &self.allowed)
+            .field("disallowed", &self.disallowed)
+            .field("max_consecutive_errors", &self.max_consecutive_errors)
+            .field("token_budget", &self.token_budget)
+            .field("early_start", &self.early_start)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: Model> Agent<M> {
+    /// A loop over `model` and the tools of `registry`: 25 turns at most,
+    /// every tool allowed, 3 failures in a row of one tool stop the run, no
+    /// token budget, tools start as soon as a streamed call is complete.
+    pub fn new(model: M, registry: impl Into<Arc<ToolRegistry>>) -> Self {
+        Agent {
+            model,
+            registry: registry.into(),
+            max_turns: 25,
+            allowed: None,
+            disallowed: Vec::new(),
+            max_consecutive_errors: 3,
+            token_budget: None,
+            notice: None,
+            approver: None,
+            on_event: None,
+            early_start: true,
+        }
+    }
+
+    /// The most model calls in one run.
+    pub fn max_turns(mut self, turns: usize) -> Self {
+        self.max_turns = turns;
+        self
+    }
+
+    /// Only these tools are offered and run.
+    pub fn allow<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.allowed = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// These tools are neither offered nor run.
+    pub fn deny<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.disallowed.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Stops the run when one tool fails this many times in a row (0: never).
+    pub fn max_consecutive_errors(mut self, count: usize) -> Self {
+        self.max_consecutive_errors = count;
+        self
+    }
+
+    /// Stops the run once it has used this many tokens (input and output).
+    pub fn token_budget(mut self, tokens: u64) -> Self {
+        self.token_budget = Some(tokens);
+        self
+    }
+
+    /// Text appended after each turn's tool results (never before one).
+    pub fn notice(mut self, notice: impl Fn(&TurnInfo) -> Option<String> + Send + Sync + 'static) -> Self {
+        self.notice = Some(Arc::new(notice));
+        self
+    }
+
+    /// Asks `approver` before each call.
+    pub fn approver(mut self, approver: impl Approver) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Calls `callback` with every event (see [`event_channel`] for a stream).
+    pub fn on_event(mut self, callback: impl Fn(&AgentEvent) + Send + Sync + 'static) -> Self {
+        self.on_event = Some(Arc::new(callback));
+        self
+    }
+
+    /// Whether a tool call starts as soon as its block is complete in a
+    /// streamed turn (on by default), or after the whole turn.
+    pub fn early_start(mut self, on: bool) -> Self {
+        self.early_start = on;
+        self
+    }
+
+    /// The registry the loop runs calls through.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// Runs a conversation that starts with `prompt`.
+    pub async fn run(&self, prompt: impl Into<String>) -> Outcome {
+        self.run_cancellable(vec![Message::user(prompt)], &Cancellation::new())
+            .await
+    }
+
+    /// Continues `transcript` (it should end with a user message: add one
+    /// to an earlier outcome's transcript) until the run stops. Raising
+    /// `cancellation` stops the model call and the running tools; the
+    /// transcript stays valid.
+    pub async fn run_cancellable(&self, transcript: Vec<Message>, cancellation: &Cancellation) -> Outcome {
+        let state = RunState {
+            transcript,
+            usage: Usage::default(),
+            turns: 0,
+            consecutive: HashMap::new(),
+            text: String::new(),
+        };
+        self.drive(state, cancellation).await
+    }
+
+    /// Resumes a deferred run: `results` answer the pending calls (matched
+    /// by call id; make them with [`ToolRegistry::call_one`] once a person
+    /// agreed, or refuse with any error result). A pending call with no
+    /// result is answered as not run.
+    pub async fn resume(
+        &self,
+        mut transcript: Vec<Message>,
+        deferred: Deferred,
+        results: impl IntoIterator<Item = ToolResult>,
+        cancellation: &Cancellation,
+    ) -> Outcome {
+        let mut supplied: Vec<ToolResult> = results.into_iter().collect();
+        let mut answers = Vec::new();
+        for slot in deferred.slots {
+            answers.push(match slot {
+                Slot::Done(block) => block,
+                Slot::Pending(call) => {
+                    let position = supplied
+                        .iter()
+                        .position(|r| adapter::call_id(r) == Some(call.id.as_str()));
+                    let result = match position {
+                        Some(i) => supplied.remove(i),
+                        None => adapter::not_run(&call, format!("The call of `{}` was not run.", call.name), false),
+                    };
+                    self.emit(&finished_event(&call, &result, Duration::ZERO));
+                    adapter::result_block(&call.id, &result)
+                }
+            });
+        }
+        let mut state = RunState {
+            transcript: Vec::new(),
+            usage: deferred.usage,
+            turns: deferred.turns,
+            consecutive: HashMap::new(),
+            text: String::new(),
+        };
+        state.text = transcript.last().map(Message::text).unwrap_or_default();
+        let mut content: Vec<Block> = answers.into_iter().map(Block::ToolResult).collect();
+        if let Some(notice) = self.notice_text(&state) {
+            content.push(Block::Text { text: notice });
+        }
+        transcript.push(Message::new(Role::User, content));
+        state.transcript = transcript;
+        self.drive(state, cancellation).await
+    }
+
+    fn emit(&self, event: &AgentEvent) {
+        if let Some(callback) = &self.on_event {
+            callback(event);
+        }
+    }
+
+    fn permits(&self, name: &str) -> bool {
+        self.allowed.as_ref().is_none_or(|a| a.iter().any(|n| n == name)) && !self.disallowed.iter().any(|n| n == name)
+    }
+
+    fn offered(&self) -> Vec<&ToolDefinition> {
+        adapter::definitions(&self.registry)
+            .filter(|d| self.permits(d.name()))
+            .collect()
+    }
+
+    fn notice_text(&self, state: &RunState) -> Option<String> {
+        let notice = self.notice.as_ref()?;
+        notice(&TurnInfo {
+            turn: state.turns,
+            max_turns: self.max_turns,
+            usage: state.usage,
+            budget_left: self.token_budget.map(|b| b.saturating_sub(state.usage.total())),
+        })
+    }
+
+    /// Starts one call on its own task: the allowed check, the approval,
+    /// then the registry.
+    fn start(&self, call: ToolUse, turn: &TurnContext, cancellation: &Cancellation) -> JoinHandle<Slot> {
+        let registry = self.registry.clone();
+        let permits = turn.permits.clone();
+        let available = turn.available.clone();
+        let approver = self.approver.clone();
+        let on_event = self.on_event.clone();
+        let permitted = self.permits(&call.name);
+        let cancellation = cancellation.clone();
+        tokio::spawn(async move {
+            let emit = |event: AgentEvent| {
+                if let Some(callback) = &on_event {
+                    callback(&event);
+                }
+            };
+            let finish = |result: ToolResult, duration: Duration| {
+                emit(finished_event(&call, &result, duration));
+                Slot::Done(adapter::result_block(&call.id, &result))
+            };
+            if !permitted {
+                let text = format!(
+                    "The tool `{}` is not available in this run. {available} Call one of them instead.",
+                    call.name
+                );
+                return finish(adapter::not_run(&call, text, false), Duration::ZERO);
+            }
+            let mut tool_call = adapter::call_of(&call);
+            if let Some(approver) = approver {
+                let decision = tokio::select! {
+                    decision = approver.approve(&tool_call) => decision,
+                    () = cancellation.cancelled() => {
+                        let text = format!("The call of `{}` was cancelled before it ran.", call.name);
+                        return finish(adapter::not_run(&call, text, true), Duration::ZERO);
+                    }
+                };
+                match decision {
+                    Approval::Run => {}
+                    Approval::Modify(arguments) => tool_call = adapter::with_arguments(tool_call, arguments),
+                    Approval::Refuse(message) => {
+                        return finish(adapter::not_run(&call, message, false), Duration::ZERO);
+                    }
+                    Approval::Defer => return Slot::Pending(call),
+                }
+            }
+            // The registry's concurrency limit, as `call_all` keeps it.
+            let _permit = tokio::select! {
+                permit = permits.acquire_owned() => permit.ok(),
+                () = cancellation.cancelled() => {
+                    let text = format!("The call of `{}` was cancelled before it ran.", call.name);
+                    return finish(adapter::not_run(&call, text, true), Duration::ZERO);
+                }
+            };
+            emit(AgentEvent::ToolCallStarted {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: adapter::arguments_json(&tool_call),
+            });
+            let started = tokio::time::Instant::now();
+            let result = adapter::run(&registry, tool_call, &cancellation).await;
+            finish(result, started.elapsed())
+        })
+    }
+
+    async fn drive(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
+        let tools = self.offered();
+        let available: Arc<str> = {
+            let names: Vec<String> = tools.iter().map(|d| format!("`{}`", d.name())).collect();
+            if names.is_empty() {
+                "No tools are available.".into()
+            } else {
+                format!("The available tools are: {}.", names.join(", ")).into()
+            }
+        };
+        let context = TurnContext {
+            available,
+            permits: Arc::new(Semaphore::new(adapter::concurrency(&self.registry))),
+        };
+        loop {
+            if cancellation.is_cancelled() {
+                return state.end(StopReason::Cancelled);
+            }
+            if state.turns >= self.max_turns {
+                return state.end(StopReason::MaxTurns);
+            }
+            state.turns += 1;
+            let turn = state.turns;
+            self.emit(&AgentEvent::TurnStarted { turn });
+
+            // The model's turn; complete streamed calls start at once.
+            let mut started: HashMap<String, JoinHandle<Slot>> = HashMap::new();
+            let mut streamed_text = false;
+            let response = {
+                let mut on_stream = |event: StreamEvent| match event {
+                    StreamEvent::Text(text) => {
+                        streamed_text = true;
+                        self.emit(&AgentEvent::Text(text));
+                    }
+                    StreamEvent::Thinking(text) => self.emit(&AgentEvent::Thinking(text)),
+                    StreamEvent::ToolUse(call) => {
+                        if self.early_start && !started.contains_key(&call.id) {
+                            let id = call.id.clone();
+                            started.insert(id, self.start(call, &context, cancellation));
+                        }
+                    }
+                };
+                let request = ModelRequest::new(&state.transcript, &tools);
+                tokio::select! {
+                    response = self.model.respond(request, &mut on_stream) => Some(response),
+                    () = cancellation.cancelled() => None,
+                }
+            };
+            let response = match response {
+                Some(Ok(response)) => response,
+                other => {
+                    // The assistant message never reaches the transcript, so
+                    // the calls started from it must not run on.
+                    for handle in started.values() {
+                        handle.abort();
+                    }
+                    for (_, handle) in started {
+                        let _ = handle.await;
+                    }
+                    return match other {
+                        Some(Err(error)) => {
+                            let mut outcome = state.end(StopReason::ModelError);
+                            outcome.error = Some(error);
+                            outcome
+                        }
+                        _ => state.end(StopReason::Cancelled),
+                    };
+                }
+            };
+            state.usage += response.usage;
+            self.emit(&AgentEvent::Usage {
+                turn: response.usage,
+                total: state.usage,
+            });
+            let assistant = Message::new(Role::Assistant, response.content);
+            state.text = assistant.text();
+            if !streamed_text && !state.text.is_empty() {
+                self.emit(&AgentEvent::Text(state.text.clone()));
+            }
+            let calls: Vec<ToolUse> = assistant.tool_uses().cloned().collect();
+            if !assistant.content.is_empty() {
+                state.transcript.push(assistant);
+            }
+
+            if calls.is_empty() {
+                self.emit(&AgentEvent::TurnFinished {
+                    turn,
+                    stop: response.stop.clone(),
+                });
+                let stop = match response.stop {
+                    ModelStop::PauseTurn => {
+                        if let Some(budget) = self.token_budget
+                            && state.usage.total() >= budget
+                        {
+                            return state.end(StopReason::Budget);
+                        }
+                        continue;
+                    }
+                    ModelStop::MaxTokens => StopReason::MaxTokens,
+                    ModelStop::Refusal => StopReason::Refusal,
+                    ModelStop::StopSequence(_) => StopReason::StopSequence,
+                    _ => StopReason::EndTurn,
+                };
+                return state.end(stop);
+            }
+
+            // Every call of the turn runs; their results answer in order.
+            let mut slots = Vec::with_capacity(calls.len());
+            for call in &calls {
+                let handle = match started.remove(&call.id) {
+                    Some(handle) => handle,
+                    None => self.start(call.clone(), &context, cancellation),
+                };
+                slots.push(handle);
+            }
+            // A streamed call the final message does not hold must not run on.
+            for (_, handle) in started.drain() {
+                handle.abort();
+            }
+            let mut results = Vec::with_capacity(calls.len());
+            for (call, handle) in calls.iter().zip(slots) {
+                results.push(match handle.await {
+                    Ok(slot) => slot,
+                    Err(error) => {
+                        let text = format!("The call of `{}` failed before it ran: {error}.", call.name);
+                        let result = adapter::not_run(call, text, error.is_cancelled());
+                        self.emit(&finished_event(call, &result, Duration::ZERO));
+                        Slot::Done(adapter::result_block(&call.id, &result))
+                    }
+                });
+            }
+            for slot in &results {
+                if let Slot::Done(block) = slot {
+                    let name = calls
+                        .iter()
+                        .find(|c| c.id == block.tool_use_id)
+                        .map(|c| c.name.clone())
+                        .unwrap_or_default();
+                    let count = state.consecutive.entry(name).or_default();
+                    *count = if block.is_error { *count + 1 } else { 0 };
+                }
+            }
+            if results.iter().any(|s| matches!(s, Slot::Pending(_))) {
+                self.emit(&AgentEvent::TurnFinished {
+                    turn,
+                    stop: response.stop,
+                });
+                let deferred = Deferred {
+                    slots: results,
+                    turns: state.turns,
+                    usage: state.usage,
+                };
+                let mut outcome = state.end(StopReason::Deferred);
+                outcome.deferred = Some(deferred);
+                return outcome;
+            }
+            let mut content: Vec<Block> = results
+                .into_iter()
+                .filter_map(|s| match s {
+                    Slot::Done(block) => Some(Block::ToolResult(block)),
+                    Slot::Pending(_) => None,
+                })
+                .collect();
+            if let Some(notice) = self.notice_text(&state) {
+                content.push(Block::Text { text: notice });
+            }
+            state.transcript.push(Message::new(Role::User, content));
+            self.emit(&AgentEvent::TurnFinished {
+                turn,
+                stop: response.stop,
+            });
+
+            if cancellation.is_cancelled() {
+                return state.end(StopReason::Cancelled);
+            }
+            if self.max_consecutive_errors > 0
+                && let Some((tool, count)) = state
+                    .consecutive
+                    .iter()
+                    .find(|(_, count)| **count >= self.max_consecutive_errors)
+            {
+                let stop = StopReason::ConsecutiveErrors {
+                    tool: tool.clone(),
+                    count: *count,
+                };
+                return state.end(stop);
+            }
+            if let Some(budget) = self.token_budget
+                && state.usage.total() >= budget
+            {
+                return state.end(StopReason::Budget);
+            }
+        }
+    }
+}
+
+fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> AgentEvent {
+    AgentEvent::ToolCallFinished {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        duration,
+        is_error: adapter::is_error(result),
+        warnings: adapter::warnings(result),
+        errors: adapter::errors(result),
+        text: adapter::text(result),
+    }
+}
+
+/// What every call of a run shares.
+struct TurnContext {
+    available: Arc<str>,
+    permits: Arc<Semaphore>,
+}
+
+struct RunState {
+    transcript: Vec<Message>,
+    usage: Usage,
+    turns: usize,
+    consecutive: HashMap<String, usize>,
+    text: String,
+}
+
+impl RunState {
+    fn end(self, stop: StopReason) -> Outcome {
+        Outcome {
+            text: self.text,
+            stop,
+            transcript: self.transcript,
+            usage: self.usage,
+            turns: self.turns,
+            deferred: None,
+            error: None,
+        }
+    }
+}

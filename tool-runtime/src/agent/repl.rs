@@ -1,0 +1,305 @@
+//! A terminal REPL for people writing tools: list the tools, show a schema,
+//! call a tool with JSON typed at the prompt, and chat with a model through
+//! the agent loop.
+//!
+//! ```no_run
+//! # async fn demo(registry: tool_runtime::ToolRegistry) -> std::io::Result<()> {
+//! tool_runtime::agent::repl::Repl::new(registry).run_stdio().await
+//! # }
+//! ```
+//!
+//! Commands: `/tools [FORMAT [strict]]`, `/schema NAME`, `/call NAME {json}`,
+//! `/reset`, `/help`, `/quit`; any other line is a chat message.
+
+use std::io::{self, IsTerminal as _};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, AsyncWrite, AsyncWriteExt as _, BufReader};
+use tokio::sync::mpsc;
+
+use super::{Agent, AgentEvent, StopReason};
+use crate::format::Format;
+use crate::model::{Message, Model};
+use crate::{Cancellation, ToolRegistry};
+
+const HELP: &str = "\
+Commands:
+  /tools [FORMAT [strict]]  list the tools, or their definitions in a format
+                            (anthropic, openai-chat, openai-responses, gemini, mcp)
+  /schema NAME              show a tool's input schema
+  /call NAME {json}         call a tool: bound arguments, warnings, errors, result
+  /reset                    forget the conversation
+  /help                     this text
+  /quit                     leave
+Any other line is sent to the model, which may call the tools.
+";
+
+/// The REPL: a registry, and optionally a model to chat with.
+pub struct Repl {
+    registry: Arc<ToolRegistry>,
+    model: Option<Arc<dyn Model>>,
+    max_turns: usize,
+    prompt: Option<bool>,
+}
+
+impl std::fmt::Debug for Repl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repl")
+            .field("registry", &self.registry)
+            .field("has_model", &self.model.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Repl {
+    /// A REPL over these tools, with no model (chat lines are refused).
+    pub fn new(registry: impl Into<Arc<ToolRegistry>>) -> Self {
+        Repl {
+            registry: registry.into(),
+            model: None,
+            max_turns: 25,
+            prompt: None,
+        }
+    }
+
+    /// The model plain lines chat with.
+    pub fn model(mut self, model: impl Model + 'static) -> Self {
+        self.model = Some(Arc::new(model));
+        self
+    }
+
+    /// The most turns one chat line may take.
+    pub fn max_turns(mut self, turns: usize) -> Self {
+        self.max_turns = turns;
+        self
+    }
+
+    /// Whether to print a `> ` prompt (default: when standard input is a
+    /// terminal, for [`run_stdio`](Repl::run_stdio); never for [`run`](Repl::run)).
+    pub fn prompt(mut self, on: bool) -> Self {
+        self.prompt = Some(on);
+        self
+    }
+
+    /// Runs on standard input and output until end of input or `/quit`.
+    pub async fn run_stdio(mut self) -> io::Result<()> {
+        if self.prompt.is_none() {
+            self.prompt = Some(io::stdin().is_terminal());
+        }
+        self.run(BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await
+    }
+
+    /// Runs on any input and output (a piped session, a test).
+    pub async fn run<R, W>(self, input: R, mut output: W) -> io::Result<()>
+    where
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        let mut lines = input.lines();
+        let mut transcript: Vec<Message> = Vec::new();
+        let prompt = self.prompt.unwrap_or(false);
+        let names: Vec<&str> = self.registry.names().collect();
+        let mut greeting = format!("{} tools: {}. /help for commands.\n", names.len(), names.join(", "));
+        if self.model.is_none() {
+            greeting.push_str("No model: chat is off; /tools, /schema and /call work.\n");
+        }
+        output.write_all(greeting.as_bytes()).await?;
+        loop {
+            if prompt {
+                output.write_all(b"> ").await?;
+            }
+            output.flush().await?;
+            let Some(line) = lines.next_line().await? else { break };
+            let line = line.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (command, rest) = match line.split_once(char::is_whitespace) {
+                Some((command, rest)) => (command, rest.trim()),
+                None => (line, ""),
+            };
+            let text = match command {
+                "/quit" | "/exit" => break,
+                "/help" => HELP.to_owned(),
+                "/tools" => self.tools(rest),
+                "/schema" => self.schema(rest),
+                "/call" => self.call(rest).await,
+                "/reset" => {
+                    transcript.clear();
+                    "The conversation is forgotten.\n".to_owned()
+                }
+                _ if command.starts_with('/') => format!("Unknown command `{command}`. /help lists them.\n"),
+                _ => {
+                    transcript = self.chat(std::mem::take(&mut transcript), line, &mut output).await?;
+                    continue;
+                }
+            };
+            output.write_all(text.as_bytes()).await?;
+        }
+        output.flush().await
+    }
+
+    fn tools(&self, rest: &str) -> String {
+        let mut words = rest.split_whitespace();
+        let Some(name) = words.next() else {
+            let mut text = String::new();
+            for definition in self.registry.tools() {
+                let summary = definition.description().lines().next().unwrap_or_default();
+                text.push_str(&format!("{:<20} {summary}\n", definition.name()));
+            }
+            return text;
+        };
+        let strict = words.next() == Some("strict");
+        let Some(format) = Format::from_name(name, strict) else {
+            return format!(
+                "Unknown format `{rest}`: anthropic, openai-chat, openai-responses, gemini or mcp, optionally followed by `strict`.\n"
+            );
+        };
+        let definitions = self.registry.definitions(format, &crate::format::Selection::all());
+        pretty(&definitions)
+    }
+
+    fn schema(&self, name: &str) -> String {
+        match self.registry.get(name) {
+            Some(tool) => pretty(tool.definition().input_schema()),
+            None => format!("There is no tool named `{name}`.\n"),
+        }
+    }
+
+    async fn call(&self, rest: &str) -> String {
+        let (name, arguments) = match rest.split_once(char::is_whitespace) {
+            Some((name, arguments)) => (name, arguments.trim()),
+            None => (rest, "{}"),
+        };
+        if name.is_empty() {
+            return "Usage: /call NAME {json}\n".to_owned();
+        }
+        let mut text = String::new();
+        match self.registry.complete(name, arguments) {
+            Ok(completion) => {
+                text.push_str(&format!("arguments: {}\n", Value::Object(completion.arguments)));
+                for warning in &completion.warnings {
+                    text.push_str(&format!("warning: {warning}: {}\n", warning.detail));
+                }
+                for error in &completion.errors {
+                    text.push_str(&format!("error: {error}: {}\n", error.detail));
+                }
+                for missing in &completion.missing {
+                    text.push_str(&format!("missing: {missing}\n"));
+                }
+            }
+            Err(error) => text.push_str(&format!("error: {error}: {}\n", error.detail)),
+        }
+        let started = tokio::time::Instant::now();
+        let result = self.registry.call(name, arguments).await;
+        let status = if super::adapter::is_error(&result) {
+            "error"
+        } else {
+            "ok"
+        };
+        text.push_str(&format!(
+            "result ({status}, {}):\n{}\n",
+            duration(started.elapsed()),
+            super::adapter::text(&result)
+        ));
+        text
+    }
+
+    async fn chat<W: AsyncWrite + Unpin>(
+        &self,
+        mut transcript: Vec<Message>,
+        line: &str,
+        output: &mut W,
+    ) -> io::Result<Vec<Message>> {
+        let Some(model) = &self.model else {
+            output
+                .write_all(b"No model is configured; start the REPL with one to chat.\n")
+                .await?;
+            return Ok(transcript);
+        };
+        let (sender, mut events) = mpsc::unbounded_channel();
+        let agent = Agent::new(model.clone(), self.registry.clone())
+            .max_turns(self.max_turns)
+            .on_event(move |event| {
+                let _ = sender.send(event.clone());
+            });
+        transcript.push(Message::user(line));
+        let cancellation = Cancellation::new();
+        let run = agent.run_cancellable(transcript, &cancellation);
+        tokio::pin!(run);
+        let mut at_line_start = true;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut run => break outcome,
+                Some(event) = events.recv() => show(&event, output, &mut at_line_start).await?,
+            }
+        };
+        while let Ok(event) = events.try_recv() {
+            show(&event, output, &mut at_line_start).await?;
+        }
+        if !at_line_start {
+            output.write_all(b"\n").await?;
+        }
+        if outcome.stop != StopReason::EndTurn {
+            let mut text = format!("[stopped: {}]\n", outcome.stop);
+            if let Some(error) = &outcome.error {
+                text = format!("[stopped: {error}]\n");
+            }
+            output.write_all(text.as_bytes()).await?;
+        }
+        Ok(outcome.transcript)
+    }
+}
+
+async fn show<W: AsyncWrite + Unpin>(event: &AgentEvent, output: &mut W, at_line_start: &mut bool) -> io::Result<()> {
+    let text = match event {
+        AgentEvent::Text(text) => {
+            output.write_all(text.as_bytes()).await?;
+            output.flush().await?;
+            *at_line_start = text.ends_with('\n');
+            return Ok(());
+        }
+        AgentEvent::ToolCallStarted { name, arguments, .. } => format!("[calling {name} {arguments}]\n"),
+        AgentEvent::ToolCallFinished {
+            name,
+            duration: took,
+            is_error,
+            warnings,
+            text,
+            ..
+        } => {
+            let status = if *is_error { "failed" } else { "done" };
+            let mut line = format!("[{name} {status} in {}", duration(*took));
+            if !warnings.is_empty() {
+                line.push_str(&format!(", warnings: {}", warnings.join(", ")));
+            }
+            let preview: String = text.chars().take(200).collect();
+            let more = if preview.len() < text.len() { "..." } else { "" };
+            line.push_str(&format!("] {}{more}\n", preview.replace('\n', " ")));
+            line
+        }
+        _ => return Ok(()),
+    };
+    if !*at_line_start {
+        output.write_all(b"\n").await?;
+    }
+    output.write_all(text.as_bytes()).await?;
+    *at_line_start = true;
+    output.flush().await
+}
+
+fn duration(took: Duration) -> String {
+    if took < Duration::from_millis(10) {
+        format!("{}us", took.as_micros())
+    } else {
+        format!("{}ms", took.as_millis())
+    }
+}
+
+fn pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}

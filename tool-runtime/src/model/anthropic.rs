@@ -1,0 +1,558 @@
+//! A client for the Anthropic Messages API (`POST {base}/v1/messages`),
+//! streaming or not.
+//!
+//! ```no_run
+//! use tool_runtime::model::anthropic::Anthropic;
+//! let model = Anthropic::new("claude-sonnet-4-5").max_tokens(4096).system("Be brief.").streaming(true);
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::http::{self, RetryPolicy, malformed};
+use super::{
+    Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
+    ToolChoice, ToolUse, Usage,
+};
+use crate::format::Format;
+
+/// The API version sent in `anthropic-version`.
+pub const API_VERSION: &str = "2023-06-01";
+
+/// The Messages API client. Configure it with its builder methods; the API
+/// key comes from `ANTHROPIC_API_KEY` unless set, the base URL from
+/// `ANTHROPIC_BASE_URL` or `https://api.anthropic.com`.
+#[derive(Clone, Debug)]
+pub struct Anthropic {
+    http: reqwest::Client,
+    base_url: String,
+    api_key: Option<String>,
+    model: String,
+    max_tokens: u32,
+    system: Option<String>,
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    top_k: Option<u32>,
+    stop_sequences: Vec<String>,
+    metadata: Option<Value>,
+    thinking_budget: Option<u32>,
+    tool_choice: Option<ToolChoice>,
+    stream: bool,
+    cache: bool,
+    strict: bool,
+    retry: RetryPolicy,
+}
+
+impl Anthropic {
+    /// A client for `model` with the defaults: 4096 max tokens, no streaming,
+    /// prompt caching of tools and system prompt on.
+    pub fn new(model: impl Into<String>) -> Self {
+        Anthropic {
+            http: default_http(),
+            base_url: std::env::var("ANTHROPIC_BASE_URL").unwrap_or_else(|_| "https://api.anthropic.com".to_owned()),
+            api_key: std::env::var("ANTHROPIC_API_KEY").ok().filter(|k| !k.is_empty()),
+            model: model.into(),
+            max_tokens: 4096,
+            system: None,
+            temperature: None,
+            top_p: None,
+            top_k: None,
+            stop_sequences: Vec::new(),
+            metadata: None,
+            thinking_budget: None,
+            tool_choice: None,
+            stream: false,
+            cache: true,
+            strict: false,
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// The API's base URL: `https://api.anthropic.com`, a proxy or a
+    /// compatible server; requests go to `{base}/v1/messages` (a base that
+    /// already ends in `/v1` gets `/messages`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+
+    /// The API key (instead of `ANTHROPIC_API_KEY`).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The most tokens the model may write in one turn.
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// The system prompt.
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.system = Some(text.into());
+        self
+    }
+
+    /// Sampling temperature.
+    pub fn temperature(mut self, value: f64) -> Self {
+        self.temperature = Some(value);
+        self
+    }
+
+    /// Nucleus sampling.
+    pub fn top_p(mut self, value: f64) -> Self {
+        self.top_p = Some(value);
+        self
+    }
+
+    /// Top-k sampling.
+    pub fn top_k(mut self, value: u32) -> Self {
+        self.top_k = Some(value);
+        self
+    }
+
+    /// Sequences that end the turn.
+    pub fn stop_sequences<I: IntoIterator<Item = S>, S: Into<String>>(mut self, sequences: I) -> Self {
+        self.stop_sequences = sequences.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Request metadata (`{"user_id": ...}`).
+    pub fn metadata(mut self, metadata: Value) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
+
+    /// Extended thinking with this token budget (less than max tokens).
+    pub fn thinking(mut self, budget_tokens: u32) -> Self {
+        self.thinking_budget = Some(budget_tokens);
+        self
+    }
+
+    /// How the model may use tools.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Streams responses (server-sent events), so tool calls can start
+    /// before the turn ends.
+    pub fn streaming(mut self, on: bool) -> Self {
+        self.stream = on;
+        self
+    }
+
+    /// Marks the last tool and the system prompt with `cache_control` (on
+    /// by default).
+    pub fn prompt_caching(mut self, on: bool) -> Self {
+        self.cache = on;
+        self
+    }
+
+    /// Sends strict tool definitions (`strict: true`).
+    pub fn strict_tools(mut self, on: bool) -> Self {
+        self.strict = on;
+        self
+    }
+
+    /// The retry policy.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Time limit for connecting and for each read of the response.
+    pub fn timeouts(mut self, connect: Duration, read: Duration) -> Self {
+        self.http = reqwest::Client::builder()
+            .connect_timeout(connect)
+            .read_timeout(read)
+            .build()
+            .unwrap_or_default();
+        self
+    }
+
+    /// The JSON body of a request: what [`Model::respond`] sends.
+    pub fn request_body(&self, request: &ModelRequest<'_>) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        body.insert("max_tokens".into(), json!(self.max_tokens));
+        if let Some(system) = &self.system {
+            let system = if self.cache {
+                json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}])
+            } else {
+                json!(system)
+            };
+            body.insert("system".into(), system);
+        }
+        body.insert(
+            "messages".into(),
+            Value::Array(request.messages.iter().map(message_json).collect()),
+        );
+        if !request.tools.is_empty() {
+            let format = if self.strict {
+                Format::AnthropicStrict
+            } else {
+                Format::Anthropic
+            };
+            let mut tools: Vec<Value> = request.tools.iter().map(|t| crate::format::render(t, format)).collect();
+            if self.cache
+                && let Some(Value::Object(last)) = tools.last_mut()
+            {
+                last.insert("cache_control".into(), json!({"type": "ephemeral"}));
+            }
+            body.insert("tools".into(), Value::Array(tools));
+            if let Some(choice) = &self.tool_choice {
+                body.insert("tool_choice".into(), tool_choice_json(choice));
+            }
+        }
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                body.insert(key.into(), value);
+            }
+        };
+        put("temperature", self.temperature.map(|v| json!(v)));
+        put("top_p", self.top_p.map(|v| json!(v)));
+        put("top_k", self.top_k.map(|v| json!(v)));
+        put(
+            "stop_sequences",
+            (!self.stop_sequences.is_empty()).then(|| json!(self.stop_sequences)),
+        );
+        put("metadata", self.metadata.clone());
+        put(
+            "thinking",
+            self.thinking_budget
+                .map(|budget| json!({"type": "enabled", "budget_tokens": budget})),
+        );
+        if self.stream {
+            body.insert("stream".into(), json!(true));
+        }
+        Value::Object(body)
+    }
+
+    async fn call(
+        &self,
+        request: ModelRequest<'_>,
+        events: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<ModelResponse, ModelError> {
+        let body = serde_json::to_vec(&self.request_body(&request)).map_err(|e| malformed(e.to_string()))?;
+        // The base URL conventionally stops before `/v1`; one that includes
+        // it is taken as meant.
+        let base = self.base_url.trim_end_matches('/');
+        let url = match base.strip_suffix("/v1") {
+            Some(_) => http::join(base, "messages"),
+            None => http::join(base, "v1/messages"),
+        };
+        let response = http::send(
+            || {
+                let mut builder = self
+                    .http
+                    .post(&url)
+                    .header("anthropic-version", API_VERSION)
+                    .header("content-type", "application/json")
+                    .body(body.clone());
+                if let Some(key) = &self.api_key {
+                    builder = builder.header("x-api-key", key);
+                }
+                if self.stream {
+                    builder = builder.header("accept", "text/event-stream");
+                }
+                builder
+            },
+            &self.retry,
+        )
+        .await?;
+        if self.stream {
+            let mut stream = StreamState::default();
+            http::read_events(response, |event| stream.event(event, events)).await?;
+            stream.finish()
+        } else {
+            let body = http::json_body(response).await?;
+            parse_response(&body)
+        }
+    }
+}
+
+impl Model for Anthropic {
+    fn respond<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> ModelFuture<'a> {
+        Box::pin(self.call(request, events))
+    }
+}
+
+pub(crate) fn default_http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .read_timeout(Duration::from_secs(600))
+        .build()
+        .unwrap_or_default()
+}
+
+fn tool_choice_json(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::Any => json!({"type": "any"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+    }
+}
+
+/// A transcript message as the Messages API takes it.
+pub fn message_json(message: &Message) -> Value {
+    let role = match message.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    let content: Vec<Value> = message.content.iter().map(block_json).collect();
+    json!({"role": role, "content": content})
+}
+
+fn block_json(block: &Block) -> Value {
+    match block {
+        Block::Text { text } => json!({"type": "text", "text": text}),
+        Block::ToolUse(call) => json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}),
+        Block::ToolResult(result) => {
+            let mut out = json!({"type": "tool_result", "tool_use_id": result.tool_use_id, "content": result.content});
+            if result.is_error {
+                out["is_error"] = json!(true);
+            }
+            out
+        }
+        Block::Thinking { thinking, signature } => {
+            json!({"type": "thinking", "thinking": thinking, "signature": signature})
+        }
+        Block::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
+        Block::Provider(block) => block.clone(),
+    }
+}
+
+fn stop_reason(reason: Option<&str>, sequence: Option<&str>) -> ModelStop {
+    match reason {
+        Some("end_turn") | None => ModelStop::EndTurn,
+        Some("tool_use") => ModelStop::ToolUse,
+        Some("max_tokens") => ModelStop::MaxTokens,
+        Some("stop_sequence") => ModelStop::StopSequence(sequence.map(str::to_owned)),
+        Some("pause_turn") => ModelStop::PauseTurn,
+        Some("refusal") => ModelStop::Refusal,
+        Some(other) => ModelStop::Other(other.to_owned()),
+    }
+}
+
+fn usage(value: &Value, into: &mut Usage) {
+    let read = |key: &str| value.get(key).and_then(Value::as_u64);
+    if let Some(n) = read("input_tokens") {
+        into.input_tokens = n;
+    }
+    if let Some(n) = read("output_tokens") {
+        into.output_tokens = n;
+    }
+    if let Some(n) = read("cache_creation_input_tokens") {
+        into.cache_creation_input_tokens = n;
+    }
+    if let Some(n) = read("cache_read_input_tokens") {
+        into.cache_read_input_tokens = n;
+    }
+}
+
+/// A whole (non-streamed) Messages API response.
+pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
+    let Some(blocks) = body.get("content").and_then(Value::as_array) else {
+        return Err(malformed("the response has no content array"));
+    };
+    // The core parser checks the tool_use blocks (ids present and distinct).
+    let mut calls = crate::format::anthropic::tool_calls(body)
+        .map_err(|e| malformed(e.to_string()))?
+        .into_iter();
+    let mut content = Vec::new();
+    for block in blocks {
+        match block["type"].as_str() {
+            Some("text") => content.push(Block::Text {
+                text: block["text"].as_str().unwrap_or_default().to_owned(),
+            }),
+            Some("tool_use") => {
+                let call = calls
+                    .next()
+                    .ok_or_else(|| malformed("a tool_use block was not parsed"))?;
+                let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
+                content.push(Block::ToolUse(ToolUse::new(
+                    call.id.unwrap_or_default(),
+                    call.name,
+                    input,
+                )));
+            }
+            Some("thinking") => content.push(Block::Thinking {
+                thinking: block["thinking"].as_str().unwrap_or_default().to_owned(),
+                signature: block["signature"].as_str().unwrap_or_default().to_owned(),
+            }),
+            Some("redacted_thinking") => content.push(Block::RedactedThinking {
+                data: block["data"].as_str().unwrap_or_default().to_owned(),
+            }),
+            _ => content.push(Block::Provider(block.clone())),
+        }
+    }
+    let mut response = ModelResponse::new(
+        content,
+        stop_reason(body["stop_reason"].as_str(), body["stop_sequence"].as_str()),
+    );
+    usage(&body["usage"], &mut response.usage);
+    response.id = body["id"].as_str().map(str::to_owned);
+    Ok(response)
+}
+
+#[derive(Debug)]
+enum Partial {
+    Text(String),
+    ToolUse { id: String, name: String, json: String },
+    Thinking { text: String, signature: String },
+    Redacted(String),
+    Provider { block: Value, json: String },
+}
+
+/// A streamed response being put together from its events.
+#[derive(Debug, Default)]
+struct StreamState {
+    blocks: BTreeMap<u64, Partial>,
+    done: Vec<(u64, Block)>,
+    stop: Option<ModelStop>,
+    usage: Usage,
+    id: Option<String>,
+    finished: bool,
+}
+
+impl StreamState {
+    fn event(
+        &mut self,
+        event: super::sse::SseEvent,
+        events: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<bool, ModelError> {
+        if event.data.is_empty() {
+            return Ok(false);
+        }
+        let data: Value =
+            serde_json::from_str(&event.data).map_err(|e| malformed(format!("a stream event is not JSON: {e}")))?;
+        let kind = data["type"].as_str().unwrap_or(event.event.as_str());
+        let index = data["index"].as_u64();
+        match kind {
+            "message_start" => {
+                self.id = data["message"]["id"].as_str().map(str::to_owned);
+                usage(&data["message"]["usage"], &mut self.usage);
+            }
+            "content_block_start" => {
+                let index = index.ok_or_else(|| malformed("content_block_start without an index"))?;
+                let block = &data["content_block"];
+                let partial = match block["type"].as_str() {
+                    Some("text") => Partial::Text(block["text"].as_str().unwrap_or_default().to_owned()),
+                    Some("tool_use") => {
+                        let (Some(id), Some(name)) = (block["id"].as_str(), block["name"].as_str()) else {
+                            return Err(malformed("a tool_use block lacks its id or name"));
+                        };
+                        Partial::ToolUse {
+                            id: id.to_owned(),
+                            name: name.to_owned(),
+                            json: String::new(),
+                        }
+                    }
+                    Some("thinking") => Partial::Thinking {
+                        text: String::new(),
+                        signature: String::new(),
+                    },
+                    Some("redacted_thinking") => {
+                        Partial::Redacted(block["data"].as_str().unwrap_or_default().to_owned())
+                    }
+                    _ => Partial::Provider {
+                        block: block.clone(),
+                        json: String::new(),
+                    },
+                };
+                self.blocks.insert(index, partial);
+            }
+            "content_block_delta" => {
+                let index = index.ok_or_else(|| malformed("content_block_delta without an index"))?;
+                let delta = &data["delta"];
+                let Some(block) = self.blocks.get_mut(&index) else {
+                    return Err(malformed(format!("a delta for block {index}, which was not started")));
+                };
+                let piece = |key: &str| delta[key].as_str().unwrap_or_default();
+                match (block, delta["type"].as_str()) {
+                    (Partial::Text(text), Some("text_delta")) => {
+                        text.push_str(piece("text"));
+                        events(StreamEvent::Text(piece("text").to_owned()));
+                    }
+                    (Partial::ToolUse { json, .. } | Partial::Provider { json, .. }, Some("input_json_delta")) => {
+                        json.push_str(piece("partial_json"))
+                    }
+                    (Partial::Thinking { text, .. }, Some("thinking_delta")) => {
+                        text.push_str(piece("thinking"));
+                        events(StreamEvent::Thinking(piece("thinking").to_owned()));
+                    }
+                    (Partial::Thinking { signature, .. }, Some("signature_delta")) => {
+                        signature.push_str(piece("signature"));
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let index = index.ok_or_else(|| malformed("content_block_stop without an index"))?;
+                let block = match self.blocks.remove(&index) {
+                    Some(Partial::Text(text)) => Block::Text { text },
+                    Some(Partial::ToolUse { id, name, json }) => {
+                        // Input cut short (a turn that hit max_tokens) stays
+                        // as text: the binder tells the model what is wrong.
+                        let call = match serde_json::from_str::<Value>(&json) {
+                            Ok(input) => ToolUse::new(id, name, input),
+                            Err(_) if json.trim().is_empty() => ToolUse::new(id, name, json!({})),
+                            Err(_) => ToolUse::from_text(id, name, json),
+                        };
+                        events(StreamEvent::ToolUse(call.clone()));
+                        Block::ToolUse(call)
+                    }
+                    Some(Partial::Thinking { text, signature }) => Block::Thinking {
+                        thinking: text,
+                        signature,
+                    },
+                    Some(Partial::Redacted(data)) => Block::RedactedThinking { data },
+                    Some(Partial::Provider { mut block, json }) => {
+                        if let Ok(input) = serde_json::from_str::<Value>(&json) {
+                            block["input"] = input;
+                        }
+                        Block::Provider(block)
+                    }
+                    None => return Err(malformed(format!("block {index} stopped but was not started"))),
+                };
+                self.done.push((index, block));
+            }
+            "message_delta" => {
+                let delta = &data["delta"];
+                self.stop = Some(stop_reason(
+                    delta["stop_reason"].as_str(),
+                    delta["stop_sequence"].as_str(),
+                ));
+                usage(&data["usage"], &mut self.usage);
+            }
+            "message_stop" => {
+                self.finished = true;
+                return Ok(true);
+            }
+            "error" => return Err(http::stream_error(&data)),
+            _ => {}
+        }
+        Ok(false)
+    }
+
+    fn finish(mut self) -> Result<ModelResponse, ModelError> {
+        if !self.finished {
+            return Err(malformed("the stream ended before message_stop"));
+        }
+        self.done.sort_by_key(|(index, _)| *index);
+        let content = self.done.into_iter().map(|(_, block)| block).collect();
+        let mut response = ModelResponse::new(content, self.stop.unwrap_or(ModelStop::EndTurn));
+        response.usage = self.usage;
+        response.id = self.id;
+        Ok(response)
+    }
+}

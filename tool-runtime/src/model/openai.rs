@@ -1,0 +1,570 @@
+//! A client for OpenAI Chat Completions (`POST {base}/chat/completions`),
+//! which vLLM, Ollama, LM Studio and most gateways also speak. The base URL
+//! conventionally ends in `/v1`.
+//!
+//! ```no_run
+//! use tool_runtime::model::openai::OpenAi;
+//! let model = OpenAi::new("gpt-4.1").base_url("http://localhost:11434/v1").streaming(true);
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::anthropic::default_http;
+use super::http::{self, RetryPolicy, malformed};
+use super::{
+    Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
+    ToolChoice, ToolUse, Usage,
+};
+use crate::format::Format;
+
+/// The Chat Completions client. The API key comes from `OPENAI_API_KEY`
+/// unless set (no `Authorization` header without one, as local servers
+/// want), the base URL from `OPENAI_BASE_URL` or `https://api.openai.com/v1`.
+#[derive(Clone, Debug)]
+pub struct OpenAi {
+    http: reqwest::Client,
+    base_url: String,
+    api_key: Option<String>,
+    model: String,
+    max_tokens: Option<u32>,
+    system: Option<String>,
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    top_k: Option<u32>,
+    stop: Vec<String>,
+    metadata: Option<Value>,
+    tool_choice: Option<ToolChoice>,
+    stream: bool,
+    strict: bool,
+    retry: RetryPolicy,
+    completion_tokens_field: bool,
+}
+
+impl OpenAi {
+    /// A client for `model`: no streaming, the server's default max tokens.
+    pub fn new(model: impl Into<String>) -> Self {
+        OpenAi {
+            http: default_http(),
+            base_url: std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".to_owned()),
+            api_key: std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty()),
+            model: model.into(),
+            max_tokens: None,
+            system: None,
+            temperature: None,
+            top_p: None,
+            top_k: None,
+            stop: Vec::new(),
+            metadata: None,
+            tool_choice: None,
+            stream: false,
+            strict: false,
+            retry: RetryPolicy::default(),
+            completion_tokens_field: false,
+        }
+    }
+
+    /// The base URL, up to and including `/v1`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+
+    /// The API key (instead of `OPENAI_API_KEY`).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The most tokens the model may write in one turn (`max_tokens`).
+    pub fn max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self.completion_tokens_field = false;
+        self
+    }
+
+    /// The system prompt, sent as the first message.
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.system = Some(text.into());
+        self
+    }
+
+    /// Sends the limit as `max_completion_tokens`, which OpenAI's reasoning
+    /// models require, instead of `max_tokens`, which more servers read.
+    pub fn max_completion_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self.completion_tokens_field = true;
+        self
+    }
+
+    /// Sampling temperature.
+    pub fn temperature(mut self, value: f64) -> Self {
+        self.temperature = Some(value);
+        self
+    }
+
+    /// Nucleus sampling.
+    pub fn top_p(mut self, value: f64) -> Self {
+        self.top_p = Some(value);
+        self
+    }
+
+    /// Top-k sampling: not part of OpenAI's API, but vLLM and others read it.
+    pub fn top_k(mut self, value: u32) -> Self {
+        self.top_k = Some(value);
+        self
+    }
+
+    /// Sequences that end the turn (`stop`).
+    pub fn stop_sequences<I: IntoIterator<Item = S>, S: Into<String>>(mut self, sequences: I) -> Self {
+        self.stop = sequences.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Request metadata (string values).
+    pub fn metadata(mut self, metadata: Value) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
+
+    /// How the model may use tools (`Any` is sent as `required`).
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = Some(choice);
+        self
+    }
+
+    /// Streams responses (server-sent events, with usage in the last chunk).
+    pub fn streaming(mut self, on: bool) -> Self {
+        self.stream = on;
+        self
+    }
+
+    /// Sends strict tool definitions (structured outputs).
+    pub fn strict_tools(mut self, on: bool) -> Self {
+        self.strict = on;
+        self
+    }
+
+    /// The retry policy.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Time limit for connecting and for each read of the response.
+    pub fn timeouts(mut self, connect: Duration, read: Duration) -> Self {
+        self.http = reqwest::Client::builder()
+            .connect_timeout(connect)
+            .read_timeout(read)
+            .build()
+            .unwrap_or_default();
+        self
+    }
+
+    /// The JSON body of a request: what [`Model::respond`] sends.
+    pub fn request_body(&self, request: &ModelRequest<'_>) -> Value {
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model));
+        let mut messages = Vec::new();
+        if let Some(system) = &self.system {
+            messages.push(json!({"role": "system", "content": system}));
+        }
+        for message in request.messages {
+            messages.extend(messages_json(message));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if !request.tools.is_empty() {
+            let format = if self.strict {
+                Format::OpenAiChatStrict
+            } else {
+                Format::OpenAiChat
+            };
+            let tools: Vec<Value> = request.tools.iter().map(|t| crate::format::render(t, format)).collect();
+            body.insert("tools".into(), Value::Array(tools));
+            if let Some(choice) = &self.tool_choice {
+                let choice = match choice {
+                    ToolChoice::Auto => json!("auto"),
+                    ToolChoice::Any => json!("required"),
+                    ToolChoice::None => json!("none"),
+                    ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+                };
+                body.insert("tool_choice".into(), choice);
+            }
+        }
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                body.insert(key.into(), value);
+            }
+        };
+        let tokens_field = if self.completion_tokens_field {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        put(tokens_field, self.max_tokens.map(|v| json!(v)));
+        put("temperature", self.temperature.map(|v| json!(v)));
+        put("top_p", self.top_p.map(|v| json!(v)));
+        put("top_k", self.top_k.map(|v| json!(v)));
+        put("stop", (!self.stop.is_empty()).then(|| json!(self.stop)));
+        put("metadata", self.metadata.clone());
+        if self.stream {
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        Value::Object(body)
+    }
+
+    async fn call(
+        &self,
+        request: ModelRequest<'_>,
+        events: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<ModelResponse, ModelError> {
+        let body = serde_json::to_vec(&self.request_body(&request)).map_err(|e| malformed(e.to_string()))?;
+        let url = http::join(&self.base_url, "chat/completions");
+        let response = http::send(
+            || {
+                let mut builder = self
+                    .http
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .body(body.clone());
+                if let Some(key) = &self.api_key {
+                    builder = builder.bearer_auth(key);
+                }
+                builder
+            },
+            &self.retry,
+        )
+        .await?;
+        if self.stream {
+            let mut stream = StreamState::default();
+            http::read_events(response, |event| stream.event(&event.data, events)).await?;
+            stream.finish(events)
+        } else {
+            parse_response(&http::json_body(response).await?)
+        }
+    }
+}
+
+impl Model for OpenAi {
+    fn respond<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> ModelFuture<'a> {
+        Box::pin(self.call(request, events))
+    }
+}
+
+/// A transcript message as Chat Completions messages: an assistant message
+/// with its `tool_calls`; a user message's tool results as one `role: "tool"`
+/// message each, in order, then its text (a notice) as a user message.
+pub fn messages_json(message: &Message) -> Vec<Value> {
+    match message.role {
+        Role::Assistant => {
+            let text = message.text();
+            let calls: Vec<Value> = message
+                .tool_uses()
+                .map(|call| {
+                    json!({
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments_text()},
+                    })
+                })
+                .collect();
+            let mut out = json!({"role": "assistant", "content": if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) }});
+            if !calls.is_empty() {
+                out["tool_calls"] = Value::Array(calls);
+            }
+            vec![out]
+        }
+        Role::User => {
+            let mut out: Vec<Value> = message
+                .tool_results()
+                .map(|r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": r.to_text()}))
+                .collect();
+            let text = message.text();
+            if !text.is_empty() || out.is_empty() {
+                out.push(json!({"role": "user", "content": text}));
+            }
+            out
+        }
+    }
+}
+
+fn finish_reason(reason: Option<&str>) -> ModelStop {
+    match reason {
+        Some("stop") | None => ModelStop::EndTurn,
+        Some("tool_calls") | Some("function_call") => ModelStop::ToolUse,
+        Some("length") => ModelStop::MaxTokens,
+        Some("content_filter") => ModelStop::Refusal,
+        Some(other) => ModelStop::Other(other.to_owned()),
+    }
+}
+
+fn usage(value: &Value) -> Usage {
+    let cached = value
+        .pointer("/prompt_tokens_details/cached_tokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let prompt = value["prompt_tokens"].as_u64().unwrap_or(0);
+    let mut usage = Usage::new(
+        prompt.saturating_sub(cached),
+        value["completion_tokens"].as_u64().unwrap_or(0),
+    );
+    usage.cache_read_input_tokens = cached;
+    usage
+}
+
+/// A whole (non-streamed) completion.
+pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
+    let Some(choice) = body.pointer("/choices/0") else {
+        return Err(malformed("the completion has no choices"));
+    };
+    let message = &choice["message"];
+    let mut content = Vec::new();
+    if let Some(text) = message["content"].as_str().filter(|t| !t.is_empty()) {
+        content.push(Block::Text { text: text.to_owned() });
+    }
+    // The core parser checks the calls (a list, ids present and distinct).
+    for call in crate::format::openai::chat_tool_calls(message).map_err(|e| malformed(e.to_string()))? {
+        let text = match call.arguments {
+            crate::CallArguments::Text(text) => text,
+            crate::CallArguments::Json(value) => value.to_string(),
+        };
+        content.push(Block::ToolUse(ToolUse::from_text(
+            call.id.unwrap_or_default(),
+            call.name,
+            text,
+        )));
+    }
+    if message.get("tool_calls").is_some_and(|c| !c.is_null() && !c.is_array()) {
+        return Err(malformed("`tool_calls` is not a list"));
+    }
+    let mut stop = finish_reason(choice["finish_reason"].as_str());
+    if message["refusal"].as_str().is_some_and(|r| !r.is_empty()) {
+        stop = ModelStop::Refusal;
+        content.push(Block::Text {
+            text: message["refusal"].as_str().unwrap_or_default().to_owned(),
+        });
+    }
+    let mut response = ModelResponse::new(content, stop);
+    response.usage = usage(&body["usage"]);
+    response.id = body["id"].as_str().map(str::to_owned);
+    Ok(response)
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
+    reported: bool,
+}
+
+/// A streamed completion being put together from its chunks. A tool call is
+/// complete when a later one starts or the choice finishes.
+#[derive(Debug, Default)]
+struct StreamState {
+    text: String,
+    calls: BTreeMap<u64, PartialCall>,
+    stop: Option<ModelStop>,
+    usage: Usage,
+    id: Option<String>,
+    done: bool,
+}
+
+impl StreamState {
+    fn event(&mut self, data: &str, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(true);
+        }
+        if data.trim().is_empty() {
+            return Ok(false);
+        }
+        let chunk: Value =
+            serde_json::from_str(data).map_err(|e| malformed(format!("a stream chunk is not JSON: {e}")))?;
+        if chunk.get("error").is_some() {
+            return Err(http::stream_error(&chunk));
+        }
+        if self.id.is_none() {
+            self.id = chunk["id"].as_str().map(str::to_owned);
+        }
+        if chunk["usage"].is_object() {
+            self.usage = usage(&chunk["usage"]);
+        }
+        let Some(choice) = chunk.pointer("/choices/0") else {
+            return Ok(false);
+        };
+        let delta = &choice["delta"];
+        if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+            self.text.push_str(text);
+            events(StreamEvent::Text(text.to_owned()));
+        }
+        if let Some(calls) = delta.get("tool_calls").filter(|c| !c.is_null()) {
+            let Some(calls) = calls.as_array() else {
+                return Err(malformed("`tool_calls` is not a list"));
+            };
+            for call in calls {
+                // Servers that send no index continue the last call unless
+                // the delta opens a new one with its id.
+                let last = self.calls.keys().next_back().copied();
+                let index = match (call["index"].as_u64(), last) {
+                    (Some(index), _) => index,
+                    (None, Some(last)) if call.get("id").is_none_or(Value::is_null) => last,
+                    (None, last) => last.map_or(0, |l| l + 1),
+                };
+                // A new call means every earlier one is complete.
+                if !self.calls.contains_key(&index) {
+                    self.report(events, Some(index))?;
+                }
+                let partial = self.calls.entry(index).or_default();
+                // The id and name come once (some servers repeat them).
+                if let Some(id) = call["id"].as_str().filter(|_| partial.id.is_empty()) {
+                    partial.id = id.to_owned();
+                }
+                if let Some(name) = call
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .filter(|_| partial.name.is_empty())
+                {
+                    partial.name = name.to_owned();
+                }
+                if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
+                    partial.arguments.push_str(arguments);
+                }
+            }
+        }
+        if let Some(reason) = choice["finish_reason"].as_str() {
+            self.stop = Some(finish_reason(Some(reason)));
+            self.report(events, None)?;
+        }
+        Ok(false)
+    }
+
+    /// Reports the complete calls (those before `before`, or all).
+    fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send), before: Option<u64>) -> Result<(), ModelError> {
+        for (index, call) in self.calls.iter_mut() {
+            if before.is_some_and(|b| *index >= b) || call.reported {
+                continue;
+            }
+            if call.id.is_empty() || call.name.is_empty() {
+                return Err(malformed("a streamed tool call lacks its id or function name"));
+            }
+            call.reported = true;
+            events(StreamEvent::ToolUse(ToolUse::from_text(
+                &call.id,
+                &call.name,
+                &call.arguments,
+            )));
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<ModelResponse, ModelError> {
+        if !self.done && self.stop.is_none() {
+            return Err(malformed("the stream ended before its last chunk"));
+        }
+        self.report(events, None)?;
+        let mut content = Vec::new();
+        if !self.text.is_empty() {
+            content.push(Block::Text { text: self.text });
+        }
+        let mut ids = std::collections::HashSet::new();
+        for call in self.calls.into_values() {
+            if !ids.insert(call.id.clone()) {
+                return Err(malformed(format!("two tool calls have the id `{}`", call.id)));
+            }
+            content.push(Block::ToolUse(ToolUse::from_text(call.id, call.name, call.arguments)));
+        }
+        let mut response = ModelResponse::new(content, self.stop.unwrap_or(ModelStop::EndTurn));
+        response.usage = self.usage;
+        response.id = self.id;
+        Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(chunks: &[Value]) -> (Vec<StreamEvent>, Result<ModelResponse, ModelError>) {
+        let mut seen = Vec::new();
+        let mut events = |e: StreamEvent| seen.push(e);
+        let mut state = StreamState::default();
+        for chunk in chunks {
+            state.event(&chunk.to_string(), &mut events).unwrap();
+        }
+        let response = state.finish(&mut events);
+        (seen, response)
+    }
+
+    #[test]
+    fn deltas_without_an_index_continue_the_last_call() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let (events, response) = run(&[
+            delta(
+                json!({"tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":"}}]}),
+            ),
+            delta(json!({"tool_calls": [{"function": {"arguments": "1}"}}]})),
+            delta(
+                json!({"tool_calls": [{"id": "c2", "type": "function", "function": {"name": "greet", "arguments": "{}"}}]}),
+            ),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let response = response.unwrap();
+        let calls: Vec<(String, String)> = response
+            .tool_uses()
+            .map(|c| (c.id.clone(), c.arguments_text()))
+            .collect();
+        assert_eq!(calls, [("c1".into(), "{\"a\":1}".into()), ("c2".into(), "{}".into())]);
+        assert_eq!(events.len(), 2);
+        assert_eq!(response.stop, ModelStop::ToolUse);
+    }
+
+    #[test]
+    fn repeated_ids_and_names_are_not_doubled() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let piece = |args: &str| {
+            delta(json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "add", "arguments": args}}]}))
+        };
+        let (_, response) = run(&[
+            piece("{\"a\":"),
+            piece("1}"),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let response = response.unwrap();
+        let call = response.tool_uses().next().unwrap();
+        assert_eq!((call.id.as_str(), call.name.as_str()), ("c1", "add"));
+        assert_eq!(call.input, json!({"a": 1}));
+        let body = OpenAi::new("o3")
+            .max_completion_tokens(100)
+            .request_body(&ModelRequest::new(&[], &[]));
+        assert_eq!(body["max_completion_tokens"], 100);
+        assert!(body.get("max_tokens").is_none());
+    }
+
+    #[test]
+    fn a_user_message_renders_results_first_then_text() {
+        let message = Message::new(
+            Role::User,
+            vec![
+                Block::ToolResult(super::super::ToolResultBlock::text("c1", "5", false)),
+                Block::Text {
+                    text: "2 turns left".into(),
+                },
+            ],
+        );
+        assert_eq!(
+            messages_json(&message),
+            vec![
+                json!({"role": "tool", "tool_call_id": "c1", "content": "5"}),
+                json!({"role": "user", "content": "2 turns left"}),
+            ]
+        );
+    }
+}

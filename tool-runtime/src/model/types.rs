@@ -1,0 +1,379 @@
+//! The provider-neutral transcript and one turn's request and response.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tool::ToolDefinition;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user, or the loop answering tool calls.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// One message of a transcript. Serializable: save it, pass it back to
+/// continue the conversation, render it for any provider.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Message {
+    /// Who wrote it.
+    pub role: Role,
+    /// Its blocks, in order.
+    pub content: Vec<Block>,
+}
+
+impl Message {
+    /// A user message of one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::User,
+            content: vec![Block::Text { text: text.into() }],
+        }
+    }
+
+    /// A message of these blocks.
+    pub fn new(role: Role, content: Vec<Block>) -> Self {
+        Message { role, content }
+    }
+
+    /// Its text blocks joined (no tool calls, results or thinking).
+    pub fn text(&self) -> String {
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                Block::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        texts.concat()
+    }
+
+    /// Its tool calls, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
+        self.content.iter().filter_map(|b| match b {
+            Block::ToolUse(u) => Some(u),
+            _ => None,
+        })
+    }
+
+    /// Its tool results, in order.
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResultBlock> {
+        self.content.iter().filter_map(|b| match b {
+            Block::ToolResult(r) => Some(r),
+            _ => None,
+        })
+    }
+}
+
+/// One block of a message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Block {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// A tool call the model made.
+    ToolUse(ToolUse),
+    /// The answer to one tool call.
+    ToolResult(ToolResultBlock),
+    /// Extended thinking (Anthropic), sent back unchanged with its signature.
+    Thinking {
+        /// The thinking text.
+        thinking: String,
+        /// The signature the API checks when the block comes back.
+        signature: String,
+    },
+    /// Thinking the API redacted; sent back unchanged.
+    RedactedThinking {
+        /// The opaque data.
+        data: String,
+    },
+    /// A provider block this crate does not model (Anthropic's server tool
+    /// blocks, say), kept as sent so it goes back to the same provider
+    /// unchanged; other providers skip it.
+    #[serde(untagged)]
+    Provider(Value),
+}
+
+/// A tool call the model made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolUse {
+    /// The provider's id (`toolu_...`, `call_...`).
+    pub id: String,
+    /// The tool's name as the model wrote it.
+    pub name: String,
+    /// The arguments as a JSON value (`{}` when the text sent was no JSON).
+    pub input: Value,
+    /// The argument text exactly as sent, for providers that send text
+    /// (OpenAI); the binder reads it, and it goes back unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_arguments: Option<String>,
+}
+
+impl ToolUse {
+    /// A call with JSON arguments.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input,
+            raw_arguments: None,
+        }
+    }
+
+    /// A call whose arguments came as text: kept as sent, parsed when they
+    /// are JSON.
+    pub fn from_text(id: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let input = serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input,
+            raw_arguments: Some(text),
+        }
+    }
+
+    /// The argument text to send back: as received, or the JSON value.
+    pub fn arguments_text(&self) -> String {
+        match &self.raw_arguments {
+            Some(text) => text.clone(),
+            None => self.input.to_string(),
+        }
+    }
+}
+
+/// The answer to one tool call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ToolResultBlock {
+    /// The id of the call it answers.
+    pub tool_use_id: String,
+    /// The blocks the model reads, as Anthropic content blocks (`text`,
+    /// `image`, `document`); providers that take text only get the text.
+    pub content: Vec<Value>,
+    /// The call failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_error: bool,
+}
+
+impl ToolResultBlock {
+    /// A result of one text block.
+    pub fn text(tool_use_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
+        ToolResultBlock {
+            tool_use_id: tool_use_id.into(),
+            content: vec![serde_json::json!({"type": "text", "text": text.into()})],
+            is_error,
+        }
+    }
+
+    /// The content as plain text; blocks that are not text become a note.
+    pub fn to_text(&self) -> String {
+        let parts: Vec<String> = self
+            .content
+            .iter()
+            .map(|block| match block["type"].as_str() {
+                Some("text") => block["text"].as_str().unwrap_or_default().to_owned(),
+                Some("document") if block["source"]["type"] == "text" => {
+                    let text = block["source"]["data"].as_str().unwrap_or_default();
+                    match block["title"].as_str() {
+                        Some(title) => format!("{title}:\n{text}"),
+                        None => text.to_owned(),
+                    }
+                }
+                Some(kind) => format!("[a {kind} block that this format cannot show]"),
+                None => String::new(),
+            })
+            .collect();
+        parts.join("\n")
+    }
+}
+
+/// Token counts of one turn, or summed over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Usage {
+    /// Input tokens billed at the normal rate.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// Usage of `input` and `output` tokens.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Usage {
+            input_tokens,
+            output_tokens,
+            ..Usage::default()
+        }
+    }
+
+    /// Every input token (cached or not) plus the output tokens: what a
+    /// token budget counts.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens + self.output_tokens
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+    }
+}
+
+/// Why the model ended its turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ModelStop {
+    /// It finished (Anthropic `end_turn`, OpenAI `stop`).
+    EndTurn,
+    /// It wants tools run (`tool_use`, `tool_calls`).
+    ToolUse,
+    /// It ran out of output tokens (`max_tokens`, `length`).
+    MaxTokens,
+    /// It wrote one of the stop sequences.
+    StopSequence(Option<String>),
+    /// A long turn paused (Anthropic `pause_turn`); send it back to go on.
+    PauseTurn,
+    /// It declined (Anthropic `refusal`, OpenAI `content_filter`).
+    Refusal,
+    /// A reason this crate does not know, as sent.
+    Other(String),
+}
+
+/// How the model may use tools this turn.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// It decides (the default).
+    #[default]
+    Auto,
+    /// It must call some tool (OpenAI `required`).
+    Any,
+    /// It may not call tools.
+    None,
+    /// It must call this tool.
+    Tool(String),
+}
+
+/// What one turn sends: the transcript so far and the tools offered, in a
+/// stable order. Client options (model, system prompt, sampling) live on
+/// the client.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct ModelRequest<'a> {
+    /// The conversation so far; it ends with a user message (or with an
+    /// assistant message paused by `pause_turn`).
+    pub messages: &'a [Message],
+    /// The tools offered, in the order to send them.
+    pub tools: &'a [&'a ToolDefinition],
+}
+
+impl<'a> ModelRequest<'a> {
+    /// A request of these messages and tools.
+    pub fn new(messages: &'a [Message], tools: &'a [&'a ToolDefinition]) -> Self {
+        ModelRequest { messages, tools }
+    }
+}
+
+/// The model's answer to one turn.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ModelResponse {
+    /// The assistant message's blocks.
+    pub content: Vec<Block>,
+    /// Why it stopped.
+    pub stop: ModelStop,
+    /// The turn's token counts.
+    pub usage: Usage,
+    /// The provider's id of the response, when it gave one.
+    pub id: Option<String>,
+}
+
+impl ModelResponse {
+    /// A response of these blocks.
+    pub fn new(content: Vec<Block>, stop: ModelStop) -> Self {
+        ModelResponse {
+            content,
+            stop,
+            usage: Usage::default(),
+            id: None,
+        }
+    }
+
+    /// Sets the token counts.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
+    /// The tool calls, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
+        self.content.iter().filter_map(|b| match b {
+            Block::ToolUse(u) => Some(u),
+            _ => None,
+        })
+    }
+}
+
+/// What a streaming model reports while a turn arrives.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// A piece of text.
+    Text(String),
+    /// A piece of thinking.
+    Thinking(String),
+    /// A tool call whose block is complete; the loop may start it at once.
+    ToolUse(ToolUse),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_serialize_tagged_and_unknown_ones_pass_through() {
+        let message = Message::new(
+            Role::Assistant,
+            vec![
+                Block::Text { text: "Hi".into() },
+                Block::ToolUse(ToolUse::from_text("c1", "add", "{\"a\":1}")),
+                Block::Provider(
+                    serde_json::json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust"}}),
+                ),
+            ],
+        );
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(value["role"], "assistant");
+        assert_eq!(value["content"][0], serde_json::json!({"type": "text", "text": "Hi"}));
+        assert_eq!(value["content"][1]["type"], "tool_use");
+        assert_eq!(value["content"][1]["raw_arguments"], "{\"a\":1}");
+        assert_eq!(value["content"][2]["type"], "server_tool_use");
+        let back: Message = serde_json::from_value(value).unwrap();
+        assert_eq!(back, message);
+    }
+}
