@@ -454,8 +454,10 @@ fn definition_cases(registry: &ToolRegistry, cases: &mut Cases) {
     for &format in Format::ALL {
         let listed = serde_json::to_value(registry.definitions(format, &Selection::all())).unwrap();
         let (kind, schema_at) = definition_kind(format);
+        // Each definition as it goes on the wire (serialized in order).
         let listing = registry.definitions(format, &Selection::all());
-        let rendered: Vec<&Value> = listing.iter().collect();
+        let wire: Vec<Value> = listing.iter().map(|s| serde_json::to_value(s).unwrap()).collect();
+        let rendered: Vec<&Value> = wire.iter().collect();
         let listed_items: Vec<&Value> = match format {
             Format::Gemini => {
                 cases.add("gemini_tool", "definitions(Gemini)", listed.clone());
@@ -626,7 +628,7 @@ async fn mcp_cases(registry: &ToolRegistry, cases: &mut Cases) {
 
     let output_schemas: BTreeMap<&str, &Value> = registry
         .tools()
-        .filter_map(|d| d.output_schema().map(|s| (d.name(), s)))
+        .filter_map(|d| d.output_schema().map(|s| (d.name(), s.as_value())))
         .collect();
     for (i, result) in results.iter().enumerate() {
         let value = mcp::reply(result);

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde::Serialize;
 
 /// Compares `actual` with `tests/snapshots/<file>`, or rewrites the file
 /// when `UPDATE_SNAPSHOTS` is set.
@@ -27,8 +27,9 @@ pub fn check_text(file: &str, actual: &str) {
     );
 }
 
-/// [`check_text`] for a JSON value, pretty-printed into `<name>.json`.
-pub fn check_json(name: &str, actual: &Value) {
+/// [`check_text`] for JSON, pretty-printed into `<name>.json` as it
+/// serializes (a definition or schema keeps its parameters' order).
+pub fn check_json(name: &str, actual: &impl Serialize) {
     check_text(
         &format!("{name}.json"),
         &(serde_json::to_string_pretty(actual).unwrap() + "\n"),

@@ -108,7 +108,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
         chain.push(quote!(.with_annotations(#annotations)));
     }
     if let Some(ty) = output_type(model) {
-        chain.push(quote!(.with_output_schema((&&#rt::__private::OutputSchemaOf::<#ty>::new()).__output_schema())));
+        chain.push(quote!(.with_output_shape((&&#rt::__private::OutputSchemaOf::<#ty>::new()).__output_shape())));
     }
     if model.params.iter().any(|p| matches!(p.role, Role::Context)) {
         chain.push(quote!(.with_context_param(true)));

@@ -266,26 +266,26 @@ impl<T> Default for OutputSchemaOf<T> {
 /// Structured return types have an output schema.
 pub trait ViaToolParam {
     /// The schema.
-    fn __output_schema(&self) -> Option<Value>;
+    fn __output_shape(&self) -> Option<Shape>;
 }
 
 impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<T> {
-    fn __output_schema(&self) -> Option<Value> {
+    fn __output_shape(&self) -> Option<Shape> {
         // MCP wants an object schema, and structured content on every
         // success: an `Option` return type may have neither.
         let shape = T::shape();
-        (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then(|| shape.to_output_schema())
+        (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then_some(shape)
     }
 }
 
 /// Other return types have none.
 pub trait ViaAnything {
     /// No schema.
-    fn __output_schema(&self) -> Option<Value>;
+    fn __output_shape(&self) -> Option<Shape>;
 }
 
 impl<T> ViaAnything for OutputSchemaOf<T> {
-    fn __output_schema(&self) -> Option<Value> {
+    fn __output_shape(&self) -> Option<Shape> {
         None
     }
 }

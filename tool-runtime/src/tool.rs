@@ -15,7 +15,7 @@ use crate::call::CallArguments;
 use crate::codes::CallError;
 use crate::context::{CallScope, StateRequirement};
 use crate::output::ToolOutput;
-use crate::schema::{Field, ObjectShape};
+use crate::schema::{Field, ObjectShape, Schema, Shape, object_shapes};
 
 /// The future of one running tool call.
 pub type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send + 'static>>;
@@ -48,8 +48,10 @@ pub struct ToolDefinition {
     name: String,
     description: String,
     params: ObjectShape,
-    input_schema: Value,
-    output_schema: Option<Value>,
+    input_schema: Schema,
+    output_schema: Option<Schema>,
+    /// The shape the output schema was rendered from, when there is one.
+    output_shape: Option<Shape>,
     mode: Option<BindMode>,
     sequential: bool,
     tags: Vec<String>,
@@ -119,13 +121,18 @@ impl ToolDefinition {
             fields: params,
             rejects_unknown: true,
         };
-        let input_schema = params.to_json_schema();
+        let mut objects = vec![&params];
+        for field in &params.fields {
+            object_shapes(&field.shape, &mut objects);
+        }
+        let input_schema = Schema::new(params.to_json_schema(), &objects);
         ToolDefinition {
             name: name.into(),
             description: description.into(),
             params,
             input_schema,
             output_schema: None,
+            output_shape: None,
             mode: None,
             sequential: false,
             tags: Vec::new(),
@@ -171,10 +178,40 @@ impl ToolDefinition {
         self
     }
 
-    /// Sets the schema of the structured result.
+    /// Sets the schema of the structured result, for a tool whose result
+    /// is a JSON object (MCP's `outputSchema`). Prefer
+    /// [`ToolDefinition::with_output_shape`] where the result's type has a
+    /// [`Shape`]: its properties then keep their declaration order.
     pub fn with_output_schema(mut self, schema: Option<Value>) -> Self {
-        self.output_schema = schema;
+        self.output_schema = schema.map(|s| Schema::new(s, &[]));
+        self.output_shape = None;
         self
+    }
+
+    /// Sets the structured result's shape (what `#[tool]` does for a
+    /// return type that derives `ToolParam`); the output schema is rendered
+    /// from it.
+    pub fn with_output_shape(mut self, shape: Option<Shape>) -> Self {
+        self.output_schema = shape.as_ref().map(|shape| {
+            let mut objects = Vec::new();
+            object_shapes(shape, &mut objects);
+            Schema::new(shape.to_output_schema(), &objects)
+        });
+        self.output_shape = shape;
+        self
+    }
+
+    /// Every object shape of the parameters and the output, outermost
+    /// first: what a rendering of this tool orders its properties after.
+    pub(crate) fn object_shapes(&self) -> Vec<&ObjectShape> {
+        let mut objects = vec![&self.params];
+        for field in &self.params.fields {
+            object_shapes(&field.shape, &mut objects);
+        }
+        if let Some(shape) = &self.output_shape {
+            object_shapes(shape, &mut objects);
+        }
+        objects
     }
 
     /// Declares that the tool takes `State<T>`: the registry must hold a
@@ -199,13 +236,15 @@ impl ToolDefinition {
         &self.params
     }
 
-    /// The portable JSON Schema of the parameters.
-    pub fn input_schema(&self) -> &Value {
+    /// The portable JSON Schema of the parameters (SPEC section 3). It reads
+    /// as a `serde_json::Value` and serializes with the parameters in
+    /// declaration order.
+    pub fn input_schema(&self) -> &Schema {
         &self.input_schema
     }
 
     /// The JSON Schema of the structured result, for structured return types.
-    pub fn output_schema(&self) -> Option<&Value> {
+    pub fn output_schema(&self) -> Option<&Schema> {
         self.output_schema.as_ref()
     }
 

@@ -21,7 +21,7 @@ pub(crate) fn tool(tool: &ToolDefinition) -> Value {
         out["title"] = Value::String(title.clone());
     }
     if let Some(schema) = tool.output_schema() {
-        out["outputSchema"] = schema.clone();
+        out["outputSchema"] = schema.as_value().clone();
     }
     if !annotations.is_empty() {
         let mut hints = Map::new();

@@ -11,6 +11,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::result::ToolResult;
+use crate::schema::Schema;
 use crate::tool::ToolDefinition;
 
 pub mod anthropic;
@@ -169,14 +170,18 @@ impl Selection {
 /// request's `tools` array, or for Gemini as one
 /// `{functionDeclarations: [...]}` object (wrap it in the request's `tools`
 /// array). Indexing gives one tool's definition.
+///
+/// Serialized, each tool's parameters keep their declaration order, and the
+/// same tools serialize to the same bytes every time (what prompt caching
+/// needs); read as `Value`s, their maps are ordered by key.
 #[derive(Clone, Debug)]
 pub struct ToolDefinitions<'a> {
     format: Format,
-    items: Vec<&'a Value>,
+    items: Vec<&'a Schema>,
 }
 
 impl<'a> ToolDefinitions<'a> {
-    pub(crate) fn new(format: Format, items: Vec<&'a Value>) -> Self {
+    pub(crate) fn new(format: Format, items: Vec<&'a Schema>) -> Self {
         ToolDefinitions { format, items }
     }
 }
@@ -192,14 +197,16 @@ impl<'a> ToolDefinitions<'a> {
         self.items.is_empty()
     }
 
-    /// Each tool's definition, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &'a Value> + '_ {
+    /// Each tool's definition, in order; it reads as a `Value` and
+    /// serializes in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a Schema> + '_ {
         self.items.iter().copied()
     }
 
-    /// The definitions as one JSON value, as they serialize.
+    /// The definitions as one JSON value (its maps ordered by key; serialize
+    /// `self` to keep the parameters' order).
     pub fn to_json(&self) -> Value {
-        let items = Value::Array(self.items.iter().map(|v| (*v).clone()).collect());
+        let items = Value::Array(self.items.iter().map(|v| v.as_value().clone()).collect());
         match self.format {
             Format::Gemini => serde_json::json!({ "functionDeclarations": items }),
             _ => items,
@@ -211,7 +218,7 @@ impl std::ops::Index<usize> for ToolDefinitions<'_> {
     type Output = Value;
 
     fn index(&self, index: usize) -> &Value {
-        self.items[index]
+        self.items[index].as_value()
     }
 }
 

@@ -21,7 +21,7 @@ fn parameters(tool: &ToolDefinition, strict: bool) -> Value {
     if strict {
         strict_schema(tool.input_schema(), OPENAI_MOVED)
     } else {
-        tool.input_schema().clone()
+        tool.input_schema().as_value().clone()
     }
 }
 

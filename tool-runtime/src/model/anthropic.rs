@@ -237,7 +237,7 @@ impl Anthropic {
         request: ModelRequest<'_>,
         events: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<ModelResponse, ModelError> {
-        let body = serde_json::to_vec(&self.request_body(&request)).map_err(|e| malformed(e.to_string()))?;
+        let body = http::encode_body(&self.request_body(&request), request.tools)?;
         // The base URL conventionally stops before `/v1`; one that includes
         // it is taken as meant.
         let base = self.base_url.trim_end_matches('/');

@@ -3,9 +3,47 @@
 use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 
 use super::{ModelError, ModelErrorKind};
+use crate::ToolDefinition;
+use crate::schema::Schema;
+
+/// A request body as bytes, its `tools` written with each tool's
+/// parameters in declaration order (a `Value`'s maps are ordered by key).
+/// The same body gives the same bytes every time, which prompt caching needs.
+pub(crate) fn encode_body(body: &Value, tools: &[&ToolDefinition]) -> Result<Vec<u8>, ModelError> {
+    let encode = || -> serde_json::Result<Vec<u8>> {
+        let Value::Object(map) = body else {
+            return serde_json::to_vec(body);
+        };
+        let mut out = Vec::new();
+        let mut serializer = serde_json::Serializer::new(&mut out);
+        let mut entries = serializer.serialize_map(Some(map.len()))?;
+        for (key, value) in map {
+            match value {
+                Value::Array(items) if key == "tools" && items.len() == tools.len() => {
+                    let ordered: Vec<Schema> = items
+                        .iter()
+                        .zip(tools)
+                        .map(|(item, tool)| Schema::new(item.clone(), &tool.object_shapes()))
+                        .collect();
+                    entries.serialize_entry(key, &ordered)?;
+                }
+                _ => entries.serialize_entry(key, value)?,
+            }
+        }
+        entries.end()?;
+        Ok(out)
+    };
+    encode().map_err(|e| {
+        ModelError::new(
+            ModelErrorKind::MalformedResponse,
+            format!("the request could not be encoded: {e}"),
+        )
+    })
+}
 
 /// When and how often a failed request is tried again: HTTP 429, 500, 502,
 /// 503, 504 and 529 and connection failures, with exponential backoff and

@@ -221,7 +221,7 @@ impl OpenAi {
         request: ModelRequest<'_>,
         events: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<ModelResponse, ModelError> {
-        let body = serde_json::to_vec(&self.request_body(&request)).map_err(|e| malformed(e.to_string()))?;
+        let body = http::encode_body(&self.request_body(&request), request.tools)?;
         let url = http::join(&self.base_url, "chat/completions");
         let response = http::send(
             || {

@@ -19,6 +19,7 @@ use crate::codes::{CallError, ErrorCode};
 use crate::context::StateMap;
 use crate::format::{self, Format, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
+use crate::schema::Schema;
 use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
 
 /// The tools an application offers a model, and the settings their calls
@@ -61,12 +62,15 @@ pub struct ToolRegistry {
 /// on first use and kept, so listing definitions renders nothing twice.
 struct Entry {
     tool: Arc<dyn Tool>,
-    rendered: [OnceLock<Value>; Format::ALL.len()],
+    rendered: [OnceLock<Schema>; Format::ALL.len()],
 }
 
 impl Entry {
-    fn rendered(&self, format: Format) -> &Value {
-        self.rendered[format.slot()].get_or_init(|| format::render(self.tool.definition(), format))
+    fn rendered(&self, format: Format) -> &Schema {
+        self.rendered[format.slot()].get_or_init(|| {
+            let definition = self.tool.definition();
+            Schema::new(format::render(definition, format), &definition.object_shapes())
+        })
     }
 }
 

@@ -11,9 +11,12 @@
 //! unit-variant enums.
 
 mod check;
+mod ordered;
 mod param;
 
 pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
+pub use ordered::Schema;
+pub(crate) use ordered::object_shapes;
 pub use param::ToolParam;
 
 use std::fmt;

@@ -1,0 +1,267 @@
+//! JSON that keeps a meaningful key order when serialized, without
+//! serde_json's `preserve_order` feature (which would change every
+//! `serde_json::Map` in the user's whole program).
+//!
+//! A model reads a schema's properties in the order the function declares
+//! its parameters, so that order is kept: a `properties` object is written in
+//! the order of the [`ObjectShape`] it was rendered from. Every other object
+//! (a schema node, a provider's definition wrapper) is written in a fixed,
+//! readable key order: `name` and `description` before the schema, `type`
+//! before the bounds. The order is decided once, when a definition is
+//! rendered; serializing it again writes the same bytes.
+
+use std::fmt;
+use std::ops::Deref;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Map, Value};
+
+use super::{Kind, ObjectShape, Shape};
+
+/// A JSON Schema (or a provider's tool definition) as a `serde_json::Value`
+/// to read, which serializes with its properties in declaration order.
+///
+/// It dereferences to the `Value`, whose maps are ordered by key: index it
+/// and compare it as any `Value`; serialize the `Schema` itself (not the
+/// `Value`) to keep the order on the wire.
+#[derive(Clone, PartialEq)]
+pub struct Schema {
+    value: Value,
+    ordered: Ordered,
+}
+
+impl Schema {
+    /// `value`, ordered after the object shapes it was rendered from.
+    pub(crate) fn new(value: Value, objects: &[&ObjectShape]) -> Self {
+        let ordered = Ordered::new(&value, objects, false);
+        Schema { value, ordered }
+    }
+
+    /// The JSON value (maps ordered by key).
+    pub fn as_value(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl Deref for Schema {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.value, f)
+    }
+}
+
+impl fmt::Display for Schema {
+    /// Compact JSON text, properties in declaration order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = serde_json::to_string(&self.ordered).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+impl Serialize for Schema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.ordered.serialize(serializer)
+    }
+}
+
+/// Every object shape inside `shape`, outermost first.
+pub(crate) fn object_shapes<'a>(shape: &'a Shape, out: &mut Vec<&'a ObjectShape>) {
+    match &shape.kind {
+        Kind::Object(object) => {
+            out.push(object);
+            for field in &object.fields {
+                object_shapes(&field.shape, out);
+            }
+        }
+        Kind::Array { items: inner, .. } | Kind::Map { values: inner } => object_shapes(inner, out),
+        _ => {}
+    }
+}
+
+/// A JSON tree whose objects list their keys in the order to write them.
+#[derive(Clone, Debug, PartialEq)]
+enum Ordered {
+    Leaf(Value),
+    Array(Vec<Ordered>),
+    Object(Vec<(String, Ordered)>),
+}
+
+/// Keys of a provider's tool definition, in the order to write them.
+const WRAPPER_KEYS: &[&str] = &[
+    "type",
+    "function",
+    "functionDeclarations",
+    "name",
+    "title",
+    "description",
+    "input_schema",
+    "inputSchema",
+    "parameters",
+    "outputSchema",
+    "annotations",
+    "strict",
+    "cache_control",
+];
+
+/// Keys of a schema node (and of MCP annotations), in the order to write them.
+const SCHEMA_KEYS: &[&str] = &[
+    "description",
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+    "type",
+    "nullable",
+    "format",
+    "enum",
+    "const",
+    "items",
+    "uniqueItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "pattern",
+    "default",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$defs",
+];
+
+impl Ordered {
+    fn new(value: &Value, objects: &[&ObjectShape], is_properties: bool) -> Self {
+        match value {
+            Value::Array(items) => Ordered::Array(items.iter().map(|v| Ordered::new(v, objects, false)).collect()),
+            Value::Object(map) if is_properties => {
+                let order = properties_order(map, objects);
+                Ordered::Object(
+                    order
+                        .into_iter()
+                        .map(|key| (key.to_owned(), Ordered::new(&map[key], objects, false)))
+                        .collect(),
+                )
+            }
+            Value::Object(map) => {
+                let wrapper = map.contains_key("name") || map.contains_key("function");
+                let rank = if wrapper { WRAPPER_KEYS } else { SCHEMA_KEYS };
+                let mut keys: Vec<&String> = map.keys().collect();
+                // Known keys by rank, then the rest as the map has them (by name).
+                keys.sort_by_key(|key| rank.iter().position(|k| k == key).unwrap_or(rank.len()));
+                let mut entries: Vec<(String, Ordered)> = keys
+                    .into_iter()
+                    .map(|key| {
+                        let child = Ordered::new(&map[key], objects, key == "properties" && !wrapper);
+                        (key.clone(), child)
+                    })
+                    .collect();
+                // `required` lists its names in the order of `properties`.
+                if let Some(Ordered::Object(properties)) = entry(&entries, "properties") {
+                    let rank: Vec<String> = properties.iter().map(|(k, _)| k.clone()).collect();
+                    if let Some((_, Ordered::Array(required))) = entries.iter_mut().find(|(k, _)| k == "required") {
+                        required.sort_by_key(|name| match name {
+                            Ordered::Leaf(Value::String(name)) => rank.iter().position(|k| k == name),
+                            _ => None,
+                        });
+                    }
+                }
+                Ordered::Object(entries)
+            }
+            leaf => Ordered::Leaf(leaf.clone()),
+        }
+    }
+}
+
+fn entry<'e>(entries: &'e [(String, Ordered)], key: &str) -> Option<&'e Ordered> {
+    entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// The keys of a `properties` object in the order of the object shape with
+/// exactly these fields; by name when none has them.
+fn properties_order<'m>(map: &'m Map<String, Value>, objects: &[&ObjectShape]) -> Vec<&'m str> {
+    let declared = objects
+        .iter()
+        .find(|o| o.fields.len() == map.len() && o.fields.iter().all(|f| map.contains_key(&f.name)));
+    match declared {
+        Some(object) => object
+            .fields
+            .iter()
+            .filter_map(|f| map.get_key_value(&f.name).map(|(k, _)| k.as_str()))
+            .collect(),
+        None => map.keys().map(String::as_str).collect(),
+    }
+}
+
+impl Serialize for Ordered {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Ordered::Leaf(value) => value.serialize(serializer),
+            Ordered::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Ordered::Object(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::schema::{Field, ToolParam};
+
+    #[test]
+    fn properties_keep_declaration_order_and_keywords_a_fixed_one() {
+        let params = ObjectShape::new(
+            vec![
+                Field::new("zeta", String::shape().describe("Z"), false, "String"),
+                Field::new("alpha", u32::shape().describe("A"), true, "u32"),
+            ],
+            true,
+        );
+        let schema = Schema::new(params.to_json_schema(), &[&params]);
+        assert_eq!(
+            schema.to_string(),
+            r#"{"type":"object","properties":{"zeta":{"description":"Z","type":"string"},"alpha":{"description":"A","type":"integer","minimum":0}},"required":["zeta"],"additionalProperties":false}"#
+        );
+        assert_eq!(schema["properties"]["alpha"]["type"], json!("integer"));
+    }
+
+    #[test]
+    fn wrappers_put_the_name_before_the_schema() {
+        let value = json!({"input_schema": {"type": "object"}, "description": "d", "name": "n"});
+        let schema = Schema::new(value, &[]);
+        assert_eq!(
+            schema.to_string(),
+            r#"{"name":"n","description":"d","input_schema":{"type":"object"}}"#
+        );
+    }
+}
