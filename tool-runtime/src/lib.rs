@@ -8,12 +8,13 @@ mod complete;
 mod dispatch;
 pub mod format;
 pub mod lint;
-#[cfg(feature = "mcp-server")]
-pub mod mcp_server;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod output;
 mod registry;
 pub mod result;
 pub mod schema;
+pub mod schema_import;
 pub mod tool;
 
 pub use bind::{BindMode, BoundArguments, Report};
