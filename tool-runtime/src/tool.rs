@@ -246,6 +246,14 @@ impl ToolDefinition {
         self
     }
 
+    /// Replaces the schema the provider formats render, keeping the
+    /// parameters the binder checks: for a tool whose schema was written
+    /// elsewhere (a mounted MCP tool's) and holds more than they express.
+    pub fn with_input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = schema;
+        self
+    }
+
     /// Declares state the registry must hold before this tool registers.
     pub fn requires_state(mut self, requirement: StateRequirement) -> Self {
         self.states.push(requirement);
