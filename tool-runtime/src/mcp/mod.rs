@@ -1,17 +1,21 @@
 //! MCP (Model Context Protocol) on the official Rust SDK, `rmcp` (feature
 //! `mcp`): serve a registry over stdio and streamable HTTP
 //! ([`McpServer`]), and mount other servers' tools into a registry
-//! ([`McpServers`]).
+//! ([`McpMounts`], from an [`McpConfig`]).
 //!
 //! rmcp's types stay inside this module: the API speaks in the runtime's
 //! own types and `serde_json::Value`.
 
+mod config;
 mod http;
+mod mount;
 mod server;
 
 use std::fmt;
 
+pub use config::{McpConfig, ServerEntry};
 pub use http::{HttpOptions, McpHttpService};
+pub use mount::{McpMounts, MountedServer};
 pub use server::{DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 
 /// What went wrong serving or mounting MCP.
@@ -63,6 +67,14 @@ impl McpError {
             message: error.to_string(),
             source: Some(Box::new(error)),
         }
+    }
+}
+
+impl McpError {
+    /// Says where the failure happened: `context: message`.
+    pub(crate) fn prefixed(mut self, context: &str) -> Self {
+        self.message = format!("{context}: {}", self.message);
+        self
     }
 }
 

@@ -1,0 +1,54 @@
+"""An MCP server written with the official Python SDK (`MCPServer`, the
+former FastMCP), for tests/mcp_mount.rs to mount.
+
+Usage: mcp_remote_server.py stdio
+       mcp_remote_server.py http PORT     (streamable HTTP at http://127.0.0.1:PORT/mcp)
+"""
+
+import os
+import sys
+from typing import Literal
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("remote-test")
+
+
+@server.tool()
+def add(a: int, b: int, tags: list[str]) -> str:
+    """Add two integers and echo the tags, with the type each arrived as."""
+    return f"{a + b} {type(a).__name__} tags={tags}"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always raise."""
+    raise ToolError(f"failed on purpose: {reason}")
+
+
+class Forecast(BaseModel):
+    city: str
+    celsius: float
+    unit: str
+
+
+@server.tool()
+def forecast(city: str, unit: Literal["c", "f"] = "c", days: int | None = None) -> Forecast:
+    """The weather in a city."""
+    return Forecast(city=city, celsius=21.5, unit=unit)
+
+
+@server.tool()
+def pid() -> int:
+    """This server's process id."""
+    return os.getpid()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")
