@@ -114,7 +114,10 @@ async fn mount(config: Value) -> (ToolRegistry, McpMounts) {
 async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     let mut names: Vec<&str> = registry.names().collect();
     names.sort_unstable();
-    assert_eq!(names, ["py__add", "py__fail", "py__forecast", "py__pid"]);
+    assert_eq!(
+        names,
+        ["py__add", "py__fail", "py__forecast", "py__pid", "py__plan_trip"]
+    );
     assert_eq!(mounts.servers()[0].name, "py");
 
     // Coerced here, before the call leaves: the remote gets an int and a
@@ -132,6 +135,32 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     let codes = refused.error_codes();
     assert!(codes.contains(&"missing_required:b".to_owned()), "{codes:?}");
     assert!(codes.iter().any(|c| c.ends_with(":a")), "{codes:?}");
+
+    // Nested models behind `$ref`s are bound too.
+    let trip = registry
+        .call(
+            "py__plan_trip",
+            json!({"stops": [{"city": "Oslo", "nights": "2", "mode": "walk"}]}),
+        )
+        .await;
+    assert!(!trip.is_error, "{}", trip.text());
+    assert!(trip.text().starts_with("1 stops, first by walk"), "{}", trip.text());
+    assert!(
+        trip.warning_codes().iter().any(|w| w.contains("nights")),
+        "{:?}",
+        trip.warning_codes()
+    );
+    let refused = registry
+        .call(
+            "py__plan_trip",
+            json!({"stops": [{"city": "", "mode": "fly"}], "budget": {"amount": 5, "currency": "eur"}}),
+        )
+        .await;
+    assert_eq!(refused.outcome, Outcome::InvalidArguments, "{}", refused.text());
+    let codes = refused.error_codes().join(" ");
+    for path in ["stops[0].city", "stops[0].mode", "budget.currency"] {
+        assert!(codes.contains(path), "{path} in {codes}");
+    }
 
     let failed = registry.call("py__fail", json!({"reason": "testing"})).await;
     assert!(failed.is_error, "{}", failed.text());

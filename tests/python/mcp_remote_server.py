@@ -7,9 +7,10 @@ Usage: mcp_remote_server.py stdio
 
 import os
 import sys
+from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -39,6 +40,28 @@ class Forecast(BaseModel):
 def forecast(city: str, unit: Literal["c", "f"] = "c", days: int | None = None) -> Forecast:
     """The weather in a city."""
     return Forecast(city=city, celsius=21.5, unit=unit)
+
+
+class Mode(str, Enum):
+    walk = "walk"
+    train = "train"
+
+
+class Stop(BaseModel):
+    city: str = Field(min_length=1, max_length=80, description="Where to stop")
+    nights: int = Field(default=1, ge=1, le=30)
+    mode: Mode = Mode.train
+
+
+class Budget(BaseModel):
+    amount: float = Field(gt=0)
+    currency: str = Field(pattern="^[A-Z]{3}$")
+
+
+@server.tool()
+def plan_trip(stops: list[Stop], budget: Budget | None = None, tags: set[str] | None = None) -> str:
+    """Plan a trip through the stops, within the budget."""
+    return f"{len(stops)} stops, first by {stops[0].mode.value}, budget {budget}"
 
 
 @server.tool()

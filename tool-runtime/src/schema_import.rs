@@ -15,7 +15,8 @@
 //!
 //! The schema is also normalised for the provider formats as a native tool's
 //! is: no `$ref`, `$defs` or `$schema`, no `title`, no `anyOf` with `null`,
-//! and an optional property left out of `required` rather than nullable.
+//! no `default: null`, and an optional property left out of `required`
+//! rather than nullable.
 
 use serde_json::{Map, Value};
 
@@ -211,7 +212,8 @@ fn inline(node: &Value, root: &Value, depth: usize, resolving: &mut Vec<String>)
     }
     let mut out = Map::new();
     for (key, value) in object {
-        if is_dropped(key) {
+        // A `null` default says no more than leaving the value out.
+        if is_dropped(key) || (key == "default" && value.is_null()) {
             continue;
         }
         let value = match key.as_str() {
@@ -352,7 +354,7 @@ mod tests {
             out["properties"]["unit"],
             json!({"enum": ["c", "f"], "type": "string", "default": "c"})
         );
-        assert_eq!(out["properties"]["note"], json!({"type": "string", "default": null}));
+        assert_eq!(out["properties"]["note"], json!({"type": "string"}));
         let fields = &imported.params.fields;
         assert_eq!(fields.len(), 4);
         assert_eq!(fields[0].presence, Presence::Required);
