@@ -116,7 +116,7 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["py__add", "py__fail", "py__forecast", "py__pid", "py__plan_trip"]
+        ["py__add", "py__fail", "py__forecast", "py__grow", "py__pid", "py__plan_trip"]
     );
     assert_eq!(mounts.servers()[0].name, "py");
 
@@ -193,12 +193,31 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     }
 }
 
+/// `tools/list_changed` is noted, and a refresh registers the new tool.
+async fn list_changed_checks(registry: &mut ToolRegistry, mounts: &McpMounts) {
+    assert!(!mounts.changed());
+    let grown = registry.call("py__grow", json!({})).await;
+    assert_eq!(grown.text(), "grown");
+    for _ in 0..600 {
+        if mounts.changed() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(mounts.changed(), "the server's tools/list_changed arrived");
+    let added = mounts.refresh(registry).await.expect("the list refreshes");
+    assert_eq!(added, ["py__extra"]);
+    let shout = registry.call("py__extra", json!({"word": "hi"})).await;
+    assert_eq!(shout.text(), "HI");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_a_python_server_over_stdio() {
     let python = python();
     let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
-    let (registry, mounts) = mount(config).await;
+    let (mut registry, mounts) = mount(config).await;
     common_checks(&registry, &mounts).await;
+    list_changed_checks(&mut registry, &mounts).await;
 
     // Killed: the next call says so and the server is started again; the
     // call after that runs on the new process.
@@ -224,8 +243,9 @@ async fn mounts_a_python_server_over_streamable_http() {
     let port = free_port();
     let mut server = HttpServer::start(&python, port);
     let config = json!({"mcp_servers": {"py": {"type": "http", "url": server.url()}}});
-    let (registry, mounts) = mount(config).await;
+    let (mut registry, mounts) = mount(config).await;
     common_checks(&registry, &mounts).await;
+    list_changed_checks(&mut registry, &mounts).await;
 
     // Killed: calls fail with a clear error until it is back.
     server.kill();

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("remote-test")
@@ -62,6 +62,26 @@ class Budget(BaseModel):
 def plan_trip(stops: list[Stop], budget: Budget | None = None, tags: set[str] | None = None) -> str:
     """Plan a trip through the stops, within the budget."""
     return f"{len(stops)} stops, first by {stops[0].mode.value}, budget {budget}"
+
+
+def extra(word: str) -> str:
+    """A tool added while the server runs."""
+    return word.upper()
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add the tool `extra` and tell the client the list changed."""
+    server.add_tool(extra)
+    try:
+        await ctx.request_context.session.send_tool_list_changed()
+    except Exception as e:  # a session-less protocol revision
+        print(f"send_tool_list_changed: {e!r}", file=sys.stderr)
+    try:
+        await ctx.notify_tools_changed()
+    except Exception as e:
+        print(f"notify_tools_changed: {e!r}", file=sys.stderr)
+    return "grown"
 
 
 @server.tool()

@@ -40,8 +40,10 @@ pub struct McpMounts {
 pub struct MountedServer {
     /// The server's name in the configuration.
     pub name: String,
-    /// The registry names of its tools, in the server's order.
+    /// The registry names of its tools, in name order.
     pub tools: Vec<String>,
+    /// The protocol revision agreed with it, when connected.
+    pub protocol_version: Option<String>,
 }
 
 impl McpMounts {
@@ -79,15 +81,14 @@ impl McpMounts {
     pub fn servers(&self) -> Vec<MountedServer> {
         self.servers
             .iter()
-            .map(|c| MountedServer {
-                name: c.name.clone(),
-                tools: c
-                    .lock_known()
-                    .values()
-                    .cloned()
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .into_iter()
-                    .collect(),
+            .map(|c| {
+                let mut tools: Vec<String> = c.lock_known().values().cloned().collect();
+                tools.sort_unstable();
+                MountedServer {
+                    name: c.name.clone(),
+                    tools,
+                    protocol_version: c.lock_version().clone(),
+                }
             })
             .collect()
     }
@@ -143,6 +144,8 @@ pub(crate) struct Connection {
     changed: Arc<AtomicBool>,
     /// Remote tool name -> registry name, of the tools registered.
     known: std::sync::Mutex<HashMap<String, String>>,
+    /// The protocol revision of the current connection.
+    version: std::sync::Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -180,7 +183,12 @@ impl Connection {
             client: Mutex::new(None),
             changed: Arc::new(AtomicBool::new(false)),
             known: std::sync::Mutex::default(),
+            version: std::sync::Mutex::default(),
         }
+    }
+
+    fn lock_version(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.version.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn lock_known(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
@@ -207,6 +215,7 @@ impl Connection {
                 ))
             })??;
         let peer = running.peer().clone();
+        *self.lock_version() = peer.peer_info().map(|info| info.protocol_version.to_string());
         *client = Some(running);
         Ok(peer)
     }
