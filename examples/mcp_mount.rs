@@ -77,7 +77,11 @@ async fn main() -> ExitCode {
     };
     for server in mounts.servers() {
         let version = server.protocol_version.as_deref().unwrap_or("?");
-        eprintln!("mounted `{}` (protocol {version}): {}", server.name, server.tools.join(", "));
+        eprintln!(
+            "mounted `{}` (protocol {version}): {}",
+            server.name,
+            server.tools.join(", ")
+        );
     }
     let definitions = registry.tool_definitions(format, &Selection::all());
     println!(

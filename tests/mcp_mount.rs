@@ -116,7 +116,16 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     names.sort_unstable();
     assert_eq!(
         names,
-        ["py__add", "py__fail", "py__forecast", "py__grow", "py__pid", "py__plan_trip"]
+        [
+            "py__add",
+            "py__cancelled",
+            "py__fail",
+            "py__forecast",
+            "py__grow",
+            "py__pid",
+            "py__plan_trip",
+            "py__slow"
+        ]
     );
     assert_eq!(mounts.servers()[0].name, "py");
 
@@ -177,6 +186,44 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     let forecast = structured.structured_content.as_ref().expect("structured content");
     assert_eq!(forecast["celsius"], json!(21.5));
     assert_eq!(forecast["unit"], json!("c"));
+
+    // A cancelled call (as a timed-out one: the registry drops it) sends
+    // the server `notifications/cancelled`.
+    let counts = || async {
+        let result = registry.call("py__cancelled", json!({})).await;
+        let counts = result.structured_content.expect("counts");
+        (
+            counts["started"].as_u64().unwrap(),
+            counts["cancelled"].as_u64().unwrap(),
+        )
+    };
+    let before = counts().await;
+    let signal = tool_runtime::Cancellation::new();
+    let call = registry.call_cancellable(tool_runtime::ToolCall::new("py__slow", json!({})), &signal);
+    let cancel_once_started = async {
+        for _ in 0..600 {
+            if counts().await.0 > before.0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        signal.cancel();
+    };
+    let (stopped, ()) = tokio::join!(call, cancel_once_started);
+    assert_eq!(stopped.outcome, Outcome::Cancelled, "{}", stopped.text());
+    let mut seen = before;
+    for _ in 0..600 {
+        seen = counts().await;
+        if seen.1 > before.1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        seen,
+        (before.0 + 1, before.1 + 1),
+        "the remote tool started, then saw its cancellation"
+    );
 
     // The remote schema, normalised for every format like a native one.
     for format in [Format::Anthropic, Format::OpenAiChat, Format::Gemini, Format::Mcp] {

@@ -6,6 +6,8 @@ Usage: mcp_remote_server.py stdio
 """
 
 import os
+
+import anyio
 import sys
 from enum import Enum
 from typing import Literal
@@ -62,6 +64,29 @@ class Budget(BaseModel):
 def plan_trip(stops: list[Stop], budget: Budget | None = None, tags: set[str] | None = None) -> str:
     """Plan a trip through the stops, within the budget."""
     return f"{len(stops)} stops, first by {stops[0].mode.value}, budget {budget}"
+
+
+STARTED = 0
+CANCELLED = 0
+
+
+@server.tool()
+async def slow() -> str:
+    """Sleep a minute, counting starts and cancellations."""
+    global STARTED, CANCELLED
+    STARTED += 1
+    try:
+        await anyio.sleep(60)
+    except BaseException:
+        CANCELLED += 1
+        raise
+    return "slept"
+
+
+@server.tool()
+def cancelled() -> dict[str, int]:
+    """How many calls of `slow` started, and how many were cancelled."""
+    return {"started": STARTED, "cancelled": CANCELLED}
 
 
 def extra(word: str) -> str:
