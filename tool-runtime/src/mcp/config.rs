@@ -21,7 +21,7 @@ use super::McpError;
 /// `type` defaults to `stdio` when a `command` is given, to `http` when a
 /// `url` is. Each server's tools join a registry under the prefix
 /// `<name>__` unless [`McpConfig::with_prefix`] says otherwise.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct McpConfig {
     pub(crate) servers: BTreeMap<String, ServerEntry>,
     pub(crate) prefixes: BTreeMap<String, String>,
@@ -60,7 +60,22 @@ pub enum ServerEntry {
     },
 }
 
+impl Default for McpConfig {
+    fn default() -> Self {
+        McpConfig {
+            servers: BTreeMap::new(),
+            prefixes: BTreeMap::new(),
+            separator: "__".into(),
+        }
+    }
+}
+
 impl McpConfig {
+    /// No servers yet; add them with [`McpConfig::with_server`].
+    pub fn new() -> Self {
+        McpConfig::default()
+    }
+
     /// Reads a configuration: an object with `mcpServers` or `mcp_servers`,
     /// or the map of servers itself.
     pub fn from_json(value: &Value) -> Result<Self, McpError> {
@@ -72,10 +87,7 @@ impl McpConfig {
             Some(_) => return Err(McpError::config("`mcpServers` must be an object of servers by name")),
             None => root,
         };
-        let mut config = McpConfig {
-            separator: "__".into(),
-            ..McpConfig::default()
-        };
+        let mut config = McpConfig::default();
         for (name, entry) in servers {
             let entry = ServerEntry::from_json(entry).map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
             config.servers.insert(name.clone(), entry);
@@ -120,15 +132,10 @@ impl McpConfig {
     /// The name a server's tool gets in the registry.
     pub(crate) fn local_name(&self, server: &str, tool: &str) -> String {
         let prefix = self.prefixes.get(server).map_or(server, String::as_str);
-        let separator = if self.separator.is_empty() && !self.prefixes.contains_key(server) {
-            "__"
-        } else {
-            &self.separator
-        };
         let name = if prefix.is_empty() {
             tool.to_owned()
         } else {
-            format!("{prefix}{separator}{tool}")
+            format!("{prefix}{}{tool}", self.separator)
         };
         // Provider names are `^[a-zA-Z0-9_-]{1,64}$`.
         name.chars()

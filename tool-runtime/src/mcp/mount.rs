@@ -127,7 +127,7 @@ impl McpMounts {
             let local = self.config.local_name(&connection.name, &info.name);
             let tool = RemoteTool::new(local.clone(), info, connection.clone())?;
             registry
-                .register(tool.clone_for_known(connection))
+                .register(tool.recorded_in(connection))
                 .map_err(|e| McpError::config(format!("server `{}`: {e}", connection.name)))?;
             added.push(local);
         }
@@ -402,7 +402,8 @@ impl RemoteTool {
         })
     }
 
-    fn clone_for_known(self, connection: &Connection) -> Self {
+    /// Notes the tool as registered for `connection`, and hands it on.
+    fn recorded_in(self, connection: &Connection) -> Self {
         connection
             .lock_known()
             .insert(self.remote_name.clone(), self.definition.name().to_owned());

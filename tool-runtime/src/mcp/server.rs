@@ -210,6 +210,7 @@ impl Inner {
             }
             inner.registry.call_cancellable(call, &signal).await
         };
+        let tool = name.clone();
         let runtime = tokio::runtime::Handle::current();
         // Its own thread, so a tool that never yields cannot stall the
         // executor that answers pings and cancellations.
@@ -234,7 +235,7 @@ impl Inner {
         });
         match task.await {
             Ok(result) => result,
-            Err(e) => ToolResult::failure("", None, Outcome::Panicked, format!("The call did not finish: {e}")),
+            Err(e) => ToolResult::failure(&tool, None, Outcome::Panicked, format!("The call did not finish: {e}")),
         }
     }
 }
