@@ -279,3 +279,31 @@ async fn http_refuses_a_public_address_unless_hosts_are_named() {
         .unwrap_err();
     assert!(error.to_string().contains("not a loopback address"), "{error}");
 }
+
+/// Our client mounts our server: over HTTP with a bearer token, and not
+/// without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_mounts_our_server_over_http_with_a_token() {
+    use tool_runtime::mcp::{McpConfig, McpMounts};
+    let addr = serve_http(HttpOptions::new().bearer_token("s3cret")).await;
+    let url = format!("http://{addr}/mcp");
+    let config =
+        json!({"mcpServers": {"echo": {"type": "http", "url": url, "headers": {"Authorization": "Bearer s3cret"}}}});
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, McpConfig::from_json(&config).unwrap())
+        .await
+        .expect("mounts with the token");
+    assert_eq!(mounts.servers()[0].tools, ["echo__echo"]);
+    let result = registry.call("echo__echo", json!({"text": 42})).await;
+    assert_eq!(result.text(), "42");
+    assert!(
+        !result.warning_codes().is_empty(),
+        "42 became \"42\" here, with a warning"
+    );
+
+    let config = json!({"mcpServers": {"echo": {"type": "http", "url": url}}});
+    let error = McpMounts::mount(&mut ToolRegistry::new(), McpConfig::from_json(&config).unwrap())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("server `echo`"), "{error}");
+}

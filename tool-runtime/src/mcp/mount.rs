@@ -250,14 +250,25 @@ impl Connection {
                 use rmcp::transport::StreamableHttpClientTransport;
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
                 let mut custom = HashMap::new();
+                let mut bearer = None;
                 for (key, value) in headers {
+                    // rmcp sends a bearer token itself (and after a redirect).
+                    if key.eq_ignore_ascii_case("authorization")
+                        && let Some(token) = value.strip_prefix("Bearer ")
+                    {
+                        bearer = Some(token.to_owned());
+                        continue;
+                    }
                     let key = axum::http::HeaderName::try_from(key.as_str())
                         .map_err(|e| McpError::config(format!("server `{name}`: header `{key}`: {e}")))?;
                     let value = axum::http::HeaderValue::try_from(value.as_str())
                         .map_err(|e| McpError::config(format!("server `{name}`: header `{key}`: {e}")))?;
                     custom.insert(key, value);
                 }
-                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                if let Some(token) = bearer {
+                    config = config.auth_header(token);
+                }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 listener
                     .serve(transport)
@@ -423,5 +434,35 @@ impl Tool for RemoteTool {
         // The registry drops this future on time-out or cancellation; rmcp
         // then sends the server `notifications/cancelled`.
         Ok(Box::pin(async move { connection.call(&tool, arguments).await }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_call_tool_result_becomes_output() {
+        let output = output_of(&json!({
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image", "data": "iVBO", "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "file:///a.pdf", "mimeType": "application/pdf", "blob": "JVBE"}},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body"}},
+                {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
+            ],
+            "structuredContent": {"n": 1},
+            "isError": true,
+        }));
+        assert!(output.is_error);
+        assert_eq!(output.structured, Some(json!({"n": 1})));
+        assert_eq!(output.content.len(), 5);
+        assert_eq!(output.content[0], Content::text("hi"));
+        assert!(matches!(&output.content[1], Content::Image { mime_type, .. } if mime_type == "image/png"));
+        assert!(matches!(&output.content[2], Content::Document { title: Some(t), .. } if t == "file:///a.pdf"));
+        assert_eq!(output.content[3], Content::text("body"));
+        assert!(output.content[4].as_text().is_some_and(|t| t.contains("audio/wav")));
     }
 }
