@@ -319,3 +319,17 @@ async fn an_sse_entry_is_refused_with_a_reason() {
     assert!(error.to_string().contains("legacy SSE transport"), "{error}");
     assert!(registry.is_empty());
 }
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_a_clear_error() {
+    let mut registry = ToolRegistry::new();
+    let config =
+        McpConfig::from_json(&json!({"mcpServers": {"ghost": {"command": "/nonexistent/mcp-server"}}})).unwrap();
+    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("server `ghost`") && text.contains("/nonexistent/mcp-server"),
+        "{text}"
+    );
+    assert!(registry.is_empty());
+}
