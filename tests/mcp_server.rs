@@ -1,8 +1,9 @@
 //! The MCP server end to end, driven by the official MCP Python client over
-//! stdio (`tests/python/mcp_client.py`).
+//! stdio and streamable HTTP, with the session handshake (`initialize`) and
+//! with protocol 2026-07-28 (`server/discover`): `tests/python/mcp_client.py`.
 //!
 //! This test binary is also the server: started with `TOOL_RUNTIME_MCP_SERVE`
-//! set, it serves its tools on stdin and stdout instead of testing. (It has
+//! set to `stdio` or `http`, it serves its tools instead of testing. (It has
 //! no libtest harness, whose output would corrupt the protocol stream.)
 
 mod common {
@@ -11,11 +12,12 @@ mod common {
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tool_runtime::mcp_server::McpServer;
-use tool_runtime::{Content, ToolParam, ToolRegistry, tool};
+use tool_runtime::mcp::McpServer;
+use tool_runtime::{Content, ToolContext, ToolParam, ToolRegistry, tool};
 
 /// One mounted file system.
 #[derive(Serialize, Deserialize, ToolParam)]
@@ -54,11 +56,46 @@ async fn disk_usage() -> Usage {
     }
 }
 
+/// Naps that saw their cancellation.
+static CANCELLED_NAPS: AtomicUsize = AtomicUsize::new(0);
+
 /// Sleep for a while, then say how long.
 #[tool]
-async fn nap(#[param(description = "How long to sleep, in milliseconds", max = 5000)] millis: u64) -> String {
+async fn nap(
+    #[param(description = "How long to sleep, in milliseconds", max = 30000)] millis: u64,
+    ctx: ToolContext,
+) -> String {
+    // The registry raises the signal, then drops the call: the guard
+    // sees the signal when it is dropped.
+    struct Watch(ToolContext);
+    impl Drop for Watch {
+        fn drop(&mut self) {
+            if self.0.cancellation().is_cancelled() {
+                CANCELLED_NAPS.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+    let _watch = Watch(ctx);
     tokio::time::sleep(Duration::from_millis(millis)).await;
     format!("slept {millis} ms")
+}
+
+/// Count the naps that were cancelled while they slept.
+#[tool]
+async fn cancelled_naps() -> u64 {
+    CANCELLED_NAPS.load(Ordering::SeqCst) as u64
+}
+
+/// Compute for a while without ever yielding to the executor.
+#[tool]
+async fn busy(#[param(description = "How long to compute, in milliseconds", max = 10000)] millis: u64) -> String {
+    let start = Instant::now();
+    let mut spins = 0u64;
+    while start.elapsed() < Duration::from_millis(millis) {
+        spins = spins.wrapping_add(1);
+        std::hint::spin_loop();
+    }
+    format!("computed for {millis} ms ({} spins)", spins.min(1))
 }
 
 /// Render a bar chart of the values as a PNG image.
@@ -70,25 +107,42 @@ async fn render_chart(#[param(description = "One bar per value")] values: Vec<f6
     ]
 }
 
-fn serve() {
+fn serve(transport: &str) {
     let mut registry = ToolRegistry::new();
     registry
         .register(common::probe::Probe)
         .and_then(|r| r.register(DiskUsage))
         .and_then(|r| r.register(Nap))
         .and_then(|r| r.register(RenderChart))
+        .and_then(|r| r.register(CancelledNaps))
+        .and_then(|r| r.register(Busy))
         .expect("the test tools register");
     let server = McpServer::new(registry).with_info("tool-runtime-test", "0.0.0");
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(server.serve_stdio()).expect("serving stdio");
+    runtime.block_on(async {
+        if transport == "http" {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a loopback port");
+            // The driver reads the endpoint from this first line.
+            println!("listening on http://{}/mcp", listener.local_addr().unwrap());
+            server
+                .serve_http_on(listener, tool_runtime::mcp::HttpOptions::new())
+                .await
+                .expect("serving http");
+        } else {
+            server.serve_stdio().await.expect("serving stdio");
+        }
+    });
 }
 
 fn main() {
-    if std::env::var_os("TOOL_RUNTIME_MCP_SERVE").is_some() {
-        return serve();
+    if let Ok(transport) = std::env::var("TOOL_RUNTIME_MCP_SERVE") {
+        return serve(&transport);
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let setup = Command::new("bash")
@@ -107,16 +161,20 @@ fn main() {
         .trim()
         .to_owned();
     let me = std::env::current_exe().expect("the test knows its own path");
-    let output = Command::new(&python)
-        .arg(root.join("tests/python/mcp_client.py"))
-        .arg(&me)
-        .output()
-        .expect("the venv's python runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    print!("{stdout}");
-    assert!(
-        output.status.success(),
-        "the MCP client's checks failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    for transport in ["stdio", "http"] {
+        println!("-- over {transport}");
+        let output = Command::new(&python)
+            .arg(root.join("tests/python/mcp_client.py"))
+            .arg(transport)
+            .arg(&me)
+            .output()
+            .expect("the venv's python runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        print!("{stdout}");
+        assert!(
+            output.status.success(),
+            "the MCP client's checks over {transport} failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
 }

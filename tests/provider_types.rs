@@ -960,3 +960,28 @@ fn the_validator_refuses_what_the_official_types_refuse() {
         verdict.output
     );
 }
+
+/// Tools mounted from an MCP server written with the official Python SDK
+/// (pydantic schemas with `$ref`, `$defs`, `anyOf` with null, titles), in
+/// every format, pass the same checks as native tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounted_mcp_tools_are_accepted_by_the_official_sdk_types() {
+    let root = repo_root();
+    let python = venv_python(&root);
+    let script = root.join("tests/python/mcp_remote_server.py");
+    let config = json!({"mcpServers": {"py": {"command": python, "args": [script, "stdio"]}}});
+    let config = tool_runtime::mcp::McpConfig::from_json(&config).unwrap();
+    let mut registry = ToolRegistry::new();
+    tool_runtime::mcp::McpMounts::mount(&mut registry, config)
+        .await
+        .expect("the Python server mounts");
+    assert!(registry.get("py__plan_trip").is_some());
+    let mut cases = Cases::default();
+    definition_cases(&registry, &mut cases);
+    let verdict = run_validator("mounted-tools", &cases);
+    assert!(
+        verdict.passed,
+        "the official SDK types refused some mounted tools' shapes:\n{}",
+        verdict.output
+    );
+}

@@ -11,8 +11,8 @@ mod context;
 mod diagnostics;
 pub mod format;
 mod lint;
-#[cfg(feature = "mcp-server")]
-pub mod mcp_server;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 // The optional layers on top: model clients and the agent loop.
 #[cfg(feature = "agent")]
 pub mod agent;

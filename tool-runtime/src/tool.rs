@@ -214,6 +214,15 @@ impl ToolDefinition {
         objects
     }
 
+    /// Replaces the schema the provider formats render, keeping the
+    /// parameters the binder checks: for a tool whose schema was written
+    /// elsewhere (a mounted MCP tool's) and holds more than they express.
+    pub fn with_input_schema(mut self, schema: Value) -> Self {
+        let objects = self.object_shapes();
+        self.input_schema = Schema::new(schema, &objects);
+        self
+    }
+
     /// Declares that the tool takes `State<T>`: the registry must hold a
     /// `T` before the tool registers.
     pub fn requires_state<T: Send + Sync + 'static>(mut self) -> Self {

@@ -27,6 +27,12 @@ impl BoundArguments {
         }
     }
 
+    /// The whole normalized argument object, for a tool that forwards its
+    /// arguments rather than taking them one by one (a mounted MCP tool).
+    pub fn into_map(self) -> Map<String, Value> {
+        self.map
+    }
+
     /// Takes parameter `name`; an absent one deserializes from `null`
     /// (which gives `None` for `Option`).
     pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {

@@ -24,6 +24,32 @@ pub(crate) fn declaration(tool: &ToolDefinition) -> Value {
     out
 }
 
+/// The keywords of Gemini's `Schema`.
+const GEMINI_KEYWORDS: &[&str] = &[
+    "anyOf",
+    "default",
+    "description",
+    "enum",
+    "example",
+    "format",
+    "items",
+    "maxItems",
+    "maxLength",
+    "maxProperties",
+    "maximum",
+    "minItems",
+    "minLength",
+    "minProperties",
+    "minimum",
+    "nullable",
+    "pattern",
+    "properties",
+    "propertyOrdering",
+    "required",
+    "title",
+    "type",
+];
+
 /// The OpenAPI subset Gemini accepts, made from a portable schema.
 pub(crate) fn openapi_schema(schema: &Value) -> Value {
     let Value::Object(node) = schema else {
@@ -61,6 +87,10 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
             "items" => {
                 out.insert("items".into(), openapi_schema(value));
             }
+            "anyOf" => {
+                let members = value.as_array().into_iter().flatten().map(openapi_schema).collect();
+                out.insert("anyOf".into(), Value::Array(members));
+            }
             "enum" => {
                 let values: Vec<Value> = value
                     .as_array()
@@ -89,6 +119,14 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
         out.insert("description".into(), Value::String(description));
     }
     move_keywords(&mut out, &["uniqueItems"]);
+    // Keywords Gemini's Schema lacks (in schemas written elsewhere, such as
+    // a mounted MCP tool's), the model still reads in the description.
+    let unknown: Vec<String> = out
+        .keys()
+        .filter(|k| !GEMINI_KEYWORDS.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    move_keywords(&mut out, &unknown.iter().map(String::as_str).collect::<Vec<_>>());
     Value::Object(out)
 }
 

@@ -11,10 +11,12 @@
 //! unit-variant enums.
 
 mod check;
+mod import;
 mod ordered;
 mod param;
 
 pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
+pub(crate) use import::import_input_schema;
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
 pub use param::ToolParam;

@@ -1,0 +1,335 @@
+//! Mounting other MCP servers' tools: servers written with the official
+//! Python SDK (`tests/python/mcp_remote_server.py`), over stdio and
+//! streamable HTTP, joined to a registry under a prefix.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tool_runtime::format::{Format, Selection};
+use tool_runtime::mcp::{McpConfig, McpMounts};
+use tool_runtime::{Outcome, ToolRegistry};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The project's Python environment, made by its own script.
+fn python() -> String {
+    let setup = Command::new("bash")
+        .arg(root().join("scripts/python-env.sh"))
+        .output()
+        .expect("bash runs scripts/python-env.sh");
+    assert!(
+        setup.status.success(),
+        "scripts/python-env.sh failed:\n{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    String::from_utf8_lossy(&setup.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
+fn server_script() -> String {
+    root().join("tests/python/mcp_remote_server.py").display().to_string()
+}
+
+/// A Python HTTP server process, killed when dropped.
+struct HttpServer {
+    child: Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(python: &str, port: u16) -> Self {
+        let child = Command::new(python)
+            .args([server_script(), "http".into(), port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python starts");
+        let server = HttpServer { child, port };
+        // Ready when it accepts connections (a safety net of 60 s).
+        for _ in 0..600 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("the Python MCP server did not start listening on port {port}");
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Kills a process by id and waits until it is gone.
+fn kill_pid(pid: u64) {
+    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    for _ in 0..600 {
+        let alive = Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !alive {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("process {pid} outlived kill -9");
+}
+
+async fn mount(config: Value) -> (ToolRegistry, McpMounts) {
+    let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_secs(60)));
+    let config = McpConfig::from_json(&config).expect("the configuration reads");
+    let mounts = McpMounts::mount(&mut registry, config)
+        .await
+        .expect("the server mounts");
+    (registry, mounts)
+}
+
+/// What both transports must do the same way.
+async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
+    let mut names: Vec<&str> = registry.names().collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "py__add",
+            "py__cancelled",
+            "py__fail",
+            "py__forecast",
+            "py__grow",
+            "py__pid",
+            "py__plan_trip",
+            "py__slow"
+        ]
+    );
+    assert_eq!(mounts.servers()[0].name, "py");
+
+    // Coerced here, before the call leaves: the remote gets an int and a
+    // list (pydantic would refuse a bare string for `list[str]`).
+    let result = registry.call("py__add", json!({"a": "2", "b": 3, "tags": "x"})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(result.text().contains("5 int tags=['x']"), "{}", result.text());
+    let warnings = result.warning_codes();
+    assert!(warnings.iter().any(|w| w.ends_with(":a")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.ends_with(":tags")), "{warnings:?}");
+
+    // Refused here: the remote never sees it.
+    let refused = registry.call("py__add", json!({"a": "two", "tags": []})).await;
+    assert_eq!(refused.outcome(), Outcome::InvalidArguments, "{}", refused.text());
+    let codes = refused.error_codes();
+    assert!(codes.contains(&"missing_required:b".to_owned()), "{codes:?}");
+    assert!(codes.iter().any(|c| c.ends_with(":a")), "{codes:?}");
+
+    // Nested models behind `$ref`s are bound too.
+    let trip = registry
+        .call(
+            "py__plan_trip",
+            json!({"stops": [{"city": "Oslo", "nights": "2", "mode": "walk"}]}),
+        )
+        .await;
+    assert!(!trip.is_error, "{}", trip.text());
+    assert!(trip.text().starts_with("1 stops, first by walk"), "{}", trip.text());
+    assert!(
+        trip.warning_codes().iter().any(|w| w.contains("nights")),
+        "{:?}",
+        trip.warning_codes()
+    );
+    let refused = registry
+        .call(
+            "py__plan_trip",
+            json!({"stops": [{"city": "", "mode": "fly"}], "budget": {"amount": 5, "currency": "eur"}}),
+        )
+        .await;
+    assert_eq!(refused.outcome(), Outcome::InvalidArguments, "{}", refused.text());
+    let codes = refused.error_codes().join(" ");
+    for path in ["stops[0].city", "stops[0].mode", "budget.currency"] {
+        assert!(codes.contains(path), "{path} in {codes}");
+    }
+
+    let failed = registry.call("py__fail", json!({"reason": "testing"})).await;
+    assert!(failed.is_error, "{}", failed.text());
+    assert!(
+        failed.text().contains("failed on purpose: testing"),
+        "{}",
+        failed.text()
+    );
+
+    let structured = registry
+        .call("py__forecast", json!({"city": "Oslo", "days": null}))
+        .await;
+    assert!(!structured.is_error, "{}", structured.text());
+    let forecast = structured.structured_content.as_ref().expect("structured content");
+    assert_eq!(forecast["celsius"], json!(21.5));
+    assert_eq!(forecast["unit"], json!("c"));
+
+    // A cancelled call (as a timed-out one: the registry drops it) sends
+    // the server `notifications/cancelled`.
+    let counts = || async {
+        let result = registry.call("py__cancelled", json!({})).await;
+        let counts = result.structured_content.expect("counts");
+        (
+            counts["started"].as_u64().unwrap(),
+            counts["cancelled"].as_u64().unwrap(),
+        )
+    };
+    let before = counts().await;
+    let signal = tool_runtime::Cancellation::new();
+    let call = registry.call_cancellable(tool_runtime::ToolCall::new("py__slow", json!({})), &signal);
+    let cancel_once_started = async {
+        for _ in 0..600 {
+            if counts().await.0 > before.0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        signal.cancel();
+    };
+    let (stopped, ()) = tokio::join!(call, cancel_once_started);
+    assert_eq!(stopped.outcome(), Outcome::Cancelled, "{}", stopped.text());
+    let mut seen = before;
+    for _ in 0..600 {
+        seen = counts().await;
+        if seen.1 > before.1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        seen,
+        (before.0 + 1, before.1 + 1),
+        "the remote tool started, then saw its cancellation"
+    );
+
+    // The remote schema, normalised for every format like a native one.
+    for format in [Format::Anthropic, Format::OpenAiChat, Format::Gemini, Format::Mcp] {
+        let mut definitions = registry.definitions(format, &Selection::all()).to_json();
+        // MCP passes the remote output schema on as the server wrote it.
+        for tool in definitions.as_array_mut().into_iter().flatten() {
+            tool.as_object_mut().unwrap().remove("outputSchema");
+        }
+        let definitions = definitions.to_string();
+        assert!(definitions.contains("py__forecast"), "{definitions}");
+        for absent in ["$ref", "$defs", "anyOf", "\"title\""] {
+            assert!(!definitions.contains(absent), "{format:?} has {absent}: {definitions}");
+        }
+    }
+}
+
+/// `tools/list_changed` is noted, and a refresh registers the new tool.
+async fn list_changed_checks(registry: &mut ToolRegistry, mounts: &McpMounts) {
+    assert!(!mounts.changed());
+    let grown = registry.call("py__grow", json!({})).await;
+    assert_eq!(grown.text(), "grown");
+    for _ in 0..600 {
+        if mounts.changed() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(mounts.changed(), "the server's tools/list_changed arrived");
+    let added = mounts.refresh(registry).await.expect("the list refreshes");
+    assert_eq!(added, ["py__extra"]);
+    let shout = registry.call("py__extra", json!({"word": "hi"})).await;
+    assert_eq!(shout.text(), "HI");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounts_a_python_server_over_stdio() {
+    let python = python();
+    let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
+    let (mut registry, mounts) = mount(config).await;
+    common_checks(&registry, &mounts).await;
+    list_changed_checks(&mut registry, &mounts).await;
+
+    // Killed: the next call says so and the server is started again; the
+    // call after that runs on the new process.
+    let first = registry.call("py__pid", json!({})).await;
+    let pid = first
+        .structured_content
+        .as_ref()
+        .and_then(|s| s["result"].as_u64())
+        .expect("a pid");
+    kill_pid(pid);
+    let lost = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    assert!(lost.is_error, "{}", lost.text());
+    assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
+    let again = registry.call("py__pid", json!({})).await;
+    assert!(!again.is_error, "{}", again.text());
+    let new_pid = again.structured_content.as_ref().and_then(|s| s["result"].as_u64());
+    assert!(new_pid.is_some_and(|p| p != pid), "{new_pid:?} after {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounts_a_python_server_over_streamable_http() {
+    let python = python();
+    let port = free_port();
+    let mut server = HttpServer::start(&python, port);
+    let config = json!({"mcp_servers": {"py": {"type": "http", "url": server.url()}}});
+    let (mut registry, mounts) = mount(config).await;
+    common_checks(&registry, &mounts).await;
+    list_changed_checks(&mut registry, &mounts).await;
+
+    // Killed: calls fail with a clear error until it is back.
+    server.kill();
+    let lost = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    assert!(lost.is_error, "{}", lost.text());
+    assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
+    let _server = HttpServer::start(&python, port);
+    let mut back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    if back.is_error {
+        // The call that found it gone may have reconnected already, or not.
+        back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    }
+    assert!(!back.is_error, "{}", back.text());
+    assert!(back.text().contains("2 int"), "{}", back.text());
+}
+
+#[tokio::test]
+async fn an_sse_entry_is_refused_with_a_reason() {
+    let mut registry = ToolRegistry::new();
+    let config =
+        McpConfig::from_json(&json!({"mcpServers": {"legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}))
+            .unwrap();
+    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+    assert!(error.to_string().contains("legacy SSE transport"), "{error}");
+    assert!(registry.is_empty());
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_a_clear_error() {
+    let mut registry = ToolRegistry::new();
+    let config =
+        McpConfig::from_json(&json!({"mcpServers": {"ghost": {"command": "/nonexistent/mcp-server"}}})).unwrap();
+    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("server `ghost`") && text.contains("/nonexistent/mcp-server"),
+        "{text}"
+    );
+    assert!(registry.is_empty());
+}

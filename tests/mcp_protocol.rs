@@ -1,0 +1,309 @@
+//! The MCP server's envelope and limits, spoken to in raw JSON-RPC (stdio
+//! framing over an in-memory pipe, and HTTP over a loopback socket).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+use tool_runtime::mcp::{HttpOptions, McpServer};
+use tool_runtime::{ToolRegistry, tool};
+
+/// A line-framed JSON-RPC peer talking to a server over a pipe.
+struct Peer {
+    write: tokio::io::WriteHalf<DuplexStream>,
+    read: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+}
+
+impl Peer {
+    fn start(server: McpServer) -> Peer {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(theirs);
+        tokio::spawn(server.serve(server_read, server_write));
+        let (read, write) = tokio::io::split(ours);
+        Peer {
+            write,
+            read: BufReader::new(read),
+        }
+    }
+
+    async fn send_raw(&mut self, line: &str) {
+        self.write.write_all(line.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_raw(&message.to_string()).await;
+    }
+
+    /// The next message from the server (a safety net of 60 s).
+    async fn next(&mut self) -> Value {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(60), self.read.read_line(&mut line))
+            .await
+            .expect("the server answers")
+            .unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    async fn initialize(&mut self) {
+        self.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+            .await;
+        let init = self.next().await;
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+    }
+}
+
+/// Echo the text.
+#[tool]
+async fn echo(#[param(description = "What to echo")] text: String) -> String {
+    text
+}
+
+fn echo_server() -> McpServer {
+    let mut registry = ToolRegistry::new();
+    registry.register(Echo).unwrap();
+    McpServer::new(registry)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_envelope_rules_hold() {
+    let mut peer = Peer::start(echo_server());
+    peer.initialize().await;
+    // Invalid requests: an error that never carries `"id": null`.
+    for raw in [
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#,
+        r#"{"id":6,"method":"ping"}"#,
+        r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+    ] {
+        peer.send_raw(raw).await;
+        let answer = peer.next().await;
+        assert_eq!(answer["error"]["code"], -32600, "{raw} -> {answer}");
+        assert!(answer.get("id").is_none_or(|id| !id.is_null()), "{raw} -> {answer}");
+    }
+    // A response from the client, and a line that is not JSON, get no
+    // answer: the next message out answers the ping after them.
+    peer.send_raw(r#"{"jsonrpc":"2.0","id":5,"result":{}}"#).await;
+    peer.send_raw("not json").await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 9, "method": "ping"})).await;
+    assert_eq!(peer.next().await, json!({"jsonrpc": "2.0", "id": 9, "result": {}}));
+    // An invalid cursor is -32602.
+    peer.send(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {"cursor": "nope"}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(
+        (answer["id"].clone(), answer["error"]["code"].clone()),
+        (json!(10), json!(-32602)),
+        "{answer}"
+    );
+    // Unknown tool: -32602; bad arguments: an isError result.
+    peer.send(json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "nope"}}))
+        .await;
+    assert_eq!(peer.next().await["error"]["code"], -32602);
+    peer.send(json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("missing_required:text")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_message_is_dropped_and_the_server_goes_on() {
+    let mut peer = Peer::start(echo_server().with_max_message_bytes(4096));
+    peer.initialize().await;
+    let big = "x".repeat(64 * 1024);
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": big}}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await;
+    loop {
+        let answer = peer.next().await;
+        assert!(
+            answer.get("result").is_none() || answer["id"] == 2,
+            "the big call must not run: {answer}"
+        );
+        if answer["id"] == 2 {
+            break;
+        }
+    }
+}
+
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MOST: AtomicUsize = AtomicUsize::new(0);
+static GATE: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
+/// Wait at the gate the test opens.
+#[tool]
+async fn hold() -> String {
+    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    MOST.fetch_max(now, Ordering::SeqCst);
+    drop(GATE.acquire().await);
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+    "released".to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_in_flight_and_running_are_bounded() {
+    let mut registry = ToolRegistry::new().with_concurrency(2);
+    registry.register(Hold).unwrap();
+    let mut peer = Peer::start(McpServer::new(registry).with_max_in_flight(4));
+    peer.initialize().await;
+    for id in 1..=6 {
+        peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "hold"}}))
+            .await;
+    }
+    // Two of six are refused at once: four are in flight, none can end.
+    for _ in 0..2 {
+        let answer = peer.next().await;
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert!(
+            answer["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("busy"),
+            "{answer}"
+        );
+    }
+    // Two run, two wait for the registry's concurrency limit.
+    for _ in 0..600 {
+        if RUNNING.load(Ordering::SeqCst) == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(RUNNING.load(Ordering::SeqCst), 2);
+    GATE.add_permits(4);
+    let mut released = Vec::new();
+    for _ in 0..4 {
+        let answer = peer.next().await;
+        assert_eq!(answer["result"]["content"][0]["text"], "released", "{answer}");
+        released.push(answer["id"].as_i64().unwrap());
+    }
+    released.sort_unstable();
+    assert_eq!(released.len(), 4);
+    assert_eq!(
+        MOST.load(Ordering::SeqCst),
+        2,
+        "never more than the concurrency limit at once"
+    );
+}
+
+/// Sends one HTTP/1.1 request and returns the status code.
+async fn http_status(addr: std::net::SocketAddr, headers: &[(&str, &str)], body: &str) -> u16 {
+    use tokio::io::AsyncReadExt as _;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (key, value) in headers {
+        request.push_str(&format!("{key}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    tokio::time::timeout(Duration::from_secs(60), stream.read_exact(&mut head))
+        .await
+        .expect("the server answers")
+        .unwrap();
+    String::from_utf8_lossy(&head[9..12]).parse().unwrap()
+}
+
+async fn serve_http(options: HttpOptions) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(
+        echo_server()
+            .with_max_message_bytes(4096)
+            .serve_http_on(listener, options),
+    );
+    addr
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_checks_host_origin_token_and_size() {
+    let addr = serve_http(HttpOptions::new()).await;
+    assert_eq!(http_status(addr, &[], INITIALIZE).await, 200);
+    assert_eq!(
+        http_status(addr, &[("Origin", &format!("http://{addr}"))], INITIALIZE).await,
+        200
+    );
+    let rebinding = http_status(addr, &[("Host", "evil.example")], INITIALIZE).await;
+    assert!(
+        (400..500).contains(&rebinding),
+        "a foreign Host is refused: {rebinding}"
+    );
+    let cross_site = http_status(addr, &[("Origin", "https://evil.example")], INITIALIZE).await;
+    assert!(
+        (400..500).contains(&cross_site),
+        "a foreign Origin is refused: {cross_site}"
+    );
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(8192)
+    );
+    assert_eq!(http_status(addr, &[], &big).await, 413);
+
+    let addr = serve_http(HttpOptions::new().bearer_token("s3cret")).await;
+    assert_eq!(http_status(addr, &[], INITIALIZE).await, 401);
+    assert_eq!(
+        http_status(addr, &[("Authorization", "Bearer wrong!")], INITIALIZE).await,
+        401
+    );
+    assert_eq!(
+        http_status(addr, &[("Authorization", "Bearer s3cret")], INITIALIZE).await,
+        200
+    );
+}
+
+#[tokio::test]
+async fn http_refuses_a_public_address_unless_hosts_are_named() {
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let error = echo_server()
+        .serve_http_on(listener, HttpOptions::new())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("not a loopback address"), "{error}");
+}
+
+/// Our client mounts our server: over HTTP with a bearer token, and not
+/// without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_mounts_our_server_over_http_with_a_token() {
+    use tool_runtime::mcp::{McpConfig, McpMounts};
+    let addr = serve_http(HttpOptions::new().bearer_token("s3cret")).await;
+    let url = format!("http://{addr}/mcp");
+    let config =
+        json!({"mcpServers": {"echo": {"type": "http", "url": url, "headers": {"Authorization": "Bearer s3cret"}}}});
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, McpConfig::from_json(&config).unwrap())
+        .await
+        .expect("mounts with the token");
+    assert_eq!(mounts.servers()[0].tools, ["echo__echo"]);
+    let result = registry.call("echo__echo", json!({"text": 42})).await;
+    assert_eq!(result.text(), "42");
+    assert!(
+        !result.warning_codes().is_empty(),
+        "42 became \"42\" here, with a warning"
+    );
+
+    let config = json!({"mcpServers": {"echo": {"type": "http", "url": url}}});
+    let error = McpMounts::mount(&mut ToolRegistry::new(), McpConfig::from_json(&config).unwrap())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("server `echo`"), "{error}");
+}

@@ -1,0 +1,247 @@
+//! The `mcpServers` configuration that Claude Desktop, Claude Code and the
+//! Messages API wrappers read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::McpError;
+
+/// External MCP servers to mount, by name, as written in an `mcpServers`
+/// (or `mcp_servers`) object:
+///
+/// ```json
+/// {"mcpServers": {
+///   "files":   {"type": "stdio", "command": "node", "args": ["server.js"], "env": {"KEY": "value"}},
+///   "weather": {"type": "http", "url": "http://localhost:3000/mcp", "headers": {"Authorization": "Bearer token"}}
+/// }}
+/// ```
+///
+/// `type` defaults to `stdio` when a `command` is given, to `http` when a
+/// `url` is. Each server's tools join a registry under the prefix
+/// `<name>__` unless [`McpConfig::with_prefix`] says otherwise.
+#[derive(Clone, Debug)]
+pub struct McpConfig {
+    pub(crate) servers: BTreeMap<String, ServerEntry>,
+    pub(crate) prefixes: BTreeMap<String, String>,
+    pub(crate) separator: String,
+}
+
+/// How to reach one server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerEntry {
+    /// A process that speaks MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to the inherited environment.
+        env: BTreeMap<String, String>,
+        /// The working directory, if not this process's.
+        cwd: Option<PathBuf>,
+    },
+    /// A streamable HTTP endpoint.
+    Http {
+        /// The endpoint's URL.
+        url: String,
+        /// Headers sent with every request (`Authorization`, say).
+        headers: BTreeMap<String, String>,
+    },
+    /// A legacy HTTP+SSE endpoint (protocol 2024-11-05). Read from the
+    /// configuration, but refused when mounted: rmcp has no client for it.
+    Sse {
+        /// The SSE endpoint's URL.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        McpConfig {
+            servers: BTreeMap::new(),
+            prefixes: BTreeMap::new(),
+            separator: "__".into(),
+        }
+    }
+}
+
+impl McpConfig {
+    /// No servers yet; add them with [`McpConfig::with_server`].
+    pub fn new() -> Self {
+        McpConfig::default()
+    }
+
+    /// Reads a configuration: an object with `mcpServers` or `mcp_servers`,
+    /// or the map of servers itself.
+    pub fn from_json(value: &Value) -> Result<Self, McpError> {
+        let Value::Object(root) = value else {
+            return Err(McpError::config("an MCP configuration must be a JSON object"));
+        };
+        let servers = match root.get("mcpServers").or_else(|| root.get("mcp_servers")) {
+            Some(Value::Object(servers)) => servers,
+            Some(_) => return Err(McpError::config("`mcpServers` must be an object of servers by name")),
+            None => root,
+        };
+        let mut config = McpConfig::default();
+        for (name, entry) in servers {
+            let entry = ServerEntry::from_json(entry).map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
+            config.servers.insert(name.clone(), entry);
+        }
+        Ok(config)
+    }
+
+    /// Reads a configuration file (JSON).
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, McpError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| McpError::config(format!("cannot read {}: {e}", path.display())))?;
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| McpError::config(format!("{} is not JSON: {e}", path.display())))?;
+        McpConfig::from_json(&value).map_err(|e| McpError::config(format!("{}: {e}", path.display())))
+    }
+
+    /// Adds or replaces a server.
+    pub fn with_server(mut self, name: impl Into<String>, entry: ServerEntry) -> Self {
+        self.servers.insert(name.into(), entry);
+        self
+    }
+
+    /// Mounts `server`'s tools as `<prefix><separator><tool>`, or under
+    /// their own names when `prefix` is empty.
+    pub fn with_prefix(mut self, server: impl Into<String>, prefix: impl Into<String>) -> Self {
+        self.prefixes.insert(server.into(), prefix.into());
+        self
+    }
+
+    /// What joins a prefix and a tool name; `__` by default.
+    pub fn with_separator(mut self, separator: impl Into<String>) -> Self {
+        self.separator = separator.into();
+        self
+    }
+
+    /// The servers, by name, in name order.
+    pub fn servers(&self) -> impl Iterator<Item = (&str, &ServerEntry)> {
+        self.servers.iter().map(|(name, entry)| (name.as_str(), entry))
+    }
+
+    /// The name a server's tool gets in the registry.
+    pub(crate) fn local_name(&self, server: &str, tool: &str) -> String {
+        let prefix = self.prefixes.get(server).map_or(server, String::as_str);
+        let name = if prefix.is_empty() {
+            tool.to_owned()
+        } else {
+            format!("{prefix}{}{tool}", self.separator)
+        };
+        // Provider names are `^[a-zA-Z0-9_-]{1,64}$`.
+        name.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(64)
+            .collect()
+    }
+}
+
+impl ServerEntry {
+    fn from_json(value: &Value) -> Result<Self, String> {
+        let Value::Object(entry) = value else {
+            return Err("an entry must be an object".into());
+        };
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match entry.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(format!("`{key}` must be a string")),
+            }
+        };
+        let ty = match text("type")? {
+            Some(ty) => ty,
+            None if entry.contains_key("command") => "stdio".into(),
+            None if entry.contains_key("url") => "http".into(),
+            None => return Err("an entry needs a `command` or a `url`".into()),
+        };
+        match ty.as_str() {
+            "stdio" => {
+                let command = text("command")?.ok_or("a stdio server needs a `command`")?;
+                let args = match entry.get("args") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(args)) => args
+                        .iter()
+                        .map(|a| a.as_str().map(str::to_owned).ok_or("`args` must be strings"))
+                        .collect::<Result<_, _>>()?,
+                    Some(_) => return Err("`args` must be a list of strings".into()),
+                };
+                Ok(ServerEntry::Stdio {
+                    command,
+                    args,
+                    env: string_map(entry, "env")?,
+                    cwd: text("cwd")?.map(PathBuf::from),
+                })
+            }
+            "http" | "streamable-http" | "streamableHttp" => Ok(ServerEntry::Http {
+                url: text("url")?.ok_or("an http server needs a `url`")?,
+                headers: string_map(entry, "headers")?,
+            }),
+            "sse" => Ok(ServerEntry::Sse {
+                url: text("url")?.ok_or("an sse server needs a `url`")?,
+                headers: string_map(entry, "headers")?,
+            }),
+            other => Err(format!("unknown server type `{other}`; expected stdio, http or sse")),
+        }
+    }
+}
+
+fn string_map(entry: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+    match entry.get(key) {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                _ => Err(format!("`{key}.{k}` must be a string")),
+            })
+            .collect(),
+        Some(_) => Err(format!("`{key}` must be an object of strings")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn reads_every_entry_type_and_both_keys() {
+        let config = McpConfig::from_json(&json!({"mcp_servers": {
+            "files": {"command": "node", "args": ["server.js"], "env": {"KEY": "v"}},
+            "weather": {"type": "http", "url": "http://localhost:3000/mcp", "headers": {"Authorization": "Bearer t"}},
+            "legacy": {"type": "sse", "url": "http://localhost:3001/sse"},
+        }}))
+        .unwrap();
+        let names: Vec<&str> = config.servers().map(|(n, _)| n).collect();
+        assert_eq!(names, ["files", "legacy", "weather"]);
+        assert!(matches!(&config.servers["files"], ServerEntry::Stdio { command, .. } if command == "node"));
+        assert!(matches!(&config.servers["legacy"], ServerEntry::Sse { .. }));
+        assert_eq!(config.local_name("files", "read.file"), "files__read_file");
+        let config = config.with_prefix("files", "");
+        assert_eq!(config.local_name("files", "read"), "read");
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        let e = McpConfig::from_json(&json!({"mcpServers": {"x": {"type": "ws", "url": "ws://a"}}})).unwrap_err();
+        assert!(e.to_string().contains("server `x`: unknown server type `ws`"), "{e}");
+        let e = McpConfig::from_json(&json!({"mcpServers": {"x": {"args": []}}})).unwrap_err();
+        assert!(e.to_string().contains("needs a `command` or a `url`"), "{e}");
+    }
+}

@@ -1,0 +1,188 @@
+//! MCP over streamable HTTP: a tower service to mount on an axum router,
+//! and a ready server.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Body;
+use axum::http::{HeaderValue, Request, Response, StatusCode, header};
+use rmcp::transport::StreamableHttpServerConfig;
+use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use super::McpError;
+use super::server::{Handler, McpServer};
+
+/// How the HTTP endpoint checks who is talking to it.
+///
+/// The default suits a server on loopback: `Host` must be `localhost`,
+/// `127.0.0.1` or `[::1]` (any port), which defeats DNS rebinding; a
+/// request that carries an `Origin` (a browser's) must come from one of
+/// those hosts too; no token is asked for. A server reachable from other
+/// machines names its hosts with [`HttpOptions::allow_hosts`] and should
+/// ask for a token.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    hosts: Vec<String>,
+    origins: Vec<String>,
+    token: Option<Arc<str>>,
+    public: bool,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            origins: vec![
+                "http://localhost:*".into(),
+                "http://127.0.0.1:*".into(),
+                "http://[::1]:*".into(),
+            ],
+            token: None,
+            public: false,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Loopback hosts and origins only, no token.
+    pub fn new() -> Self {
+        HttpOptions::default()
+    }
+
+    /// Accepts these `Host` values (`name` or `name:port`) instead of the
+    /// loopback ones; needed to serve on an address other than loopback.
+    pub fn allow_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
+        self.hosts = hosts.into_iter().map(Into::into).collect();
+        self.public = true;
+        self
+    }
+
+    /// Accepts requests whose `Origin` is one of these
+    /// (`scheme://host:port`, `:*` for any port) instead of the loopback
+    /// ones. A request without `Origin` (not from a browser) always passes
+    /// this check.
+    pub fn allow_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, origins: I) -> Self {
+        self.origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every request; others
+    /// get 401.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into().into());
+        self
+    }
+}
+
+/// The MCP endpoint as a tower service: mount it on an axum router at any
+/// path with `Router::route_service("/mcp", service)`. It answers `POST`
+/// (requests), `GET` (the server's event stream) and `DELETE` (end of a
+/// session) for every protocol revision from 2024-11-05 on.
+#[derive(Clone)]
+pub struct McpHttpService {
+    inner: StreamableHttpService<Handler, LocalSessionManager>,
+    token: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService")
+            .field("hosts", &self.inner.config.allowed_hosts)
+            .field("origins", &self.inner.config.allowed_origins)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+impl McpServer {
+    /// The HTTP endpoint of this server, checked as `options` say.
+    pub fn http_service(self, options: HttpOptions) -> McpHttpService {
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(options.hosts)
+            .with_allowed_origins(options.origins)
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(self.inner.max_message_bytes);
+        let handler = Handler(self);
+        let inner = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        McpHttpService {
+            inner,
+            token: options.token,
+        }
+    }
+
+    /// Serves on `addr` at the path `/mcp` until the process ends, with the
+    /// default [`HttpOptions`]. `addr` must be a loopback address; use
+    /// [`McpServer::serve_http_on`] with named hosts for any other.
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<(), McpError> {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(McpError::io)?;
+        self.serve_http_on(listener, HttpOptions::default()).await
+    }
+
+    /// Serves on an open listener at the path `/mcp` until the process ends.
+    /// A listener on an address other than loopback needs
+    /// [`HttpOptions::allow_hosts`].
+    pub async fn serve_http_on(self, listener: tokio::net::TcpListener, options: HttpOptions) -> Result<(), McpError> {
+        let addr = listener.local_addr().map_err(McpError::io)?;
+        if !addr.ip().is_loopback() && !options.public {
+            return Err(McpError::config(format!(
+                "refusing to serve MCP on {addr}, which is not a loopback address, without HttpOptions::allow_hosts"
+            )));
+        }
+        let router = axum::Router::new().route_service("/mcp", self.http_service(options));
+        axum::serve(listener, router).await.map_err(McpError::io)
+    }
+}
+
+impl tower_service::Service<Request<Body>> for McpHttpService {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        if let Some(token) = &self.token
+            && !authorized(&request, token)
+        {
+            let mut response = Response::new(Body::from("a valid bearer token is required"));
+            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return Box::pin(std::future::ready(Ok(response)));
+        }
+        let mut inner = self.inner.clone();
+        Box::pin(async move {
+            let response = match tower_service::Service::call(&mut inner, request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            Ok(response.map(Body::new))
+        })
+    }
+}
+
+/// Whether the request carries `Authorization: Bearer <token>`, compared in
+/// time independent of where the first difference is.
+fn authorized(request: &Request<Body>, token: &str) -> bool {
+    let Some(value) = request.headers().get(header::AUTHORIZATION) else {
+        return false;
+    };
+    let Some(given) = value.as_bytes().strip_prefix(b"Bearer ") else {
+        return false;
+    };
+    let expected = token.as_bytes();
+    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}

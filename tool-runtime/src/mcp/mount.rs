@@ -1,0 +1,469 @@
+//! Mounting other MCP servers' tools into a registry: one connection per
+//! server, reconnected when it drops, and a [`Tool`] per remote tool that
+//! binds arguments by the remote schema and forwards the call.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, Tool as RemoteToolInfo};
+use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, ServiceExt as _};
+use serde_json::{Map, Value};
+use tokio::sync::Mutex;
+
+use super::McpError;
+use super::config::{McpConfig, ServerEntry};
+use crate::bind::BoundArguments;
+use crate::codes::CallError;
+use crate::context::CallScope;
+use crate::output::{Content, ToolOutput};
+use crate::registry::ToolRegistry;
+use crate::schema::import_input_schema;
+use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
+
+/// How long connecting to a server (starting it, the handshake) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The servers mounted into a registry. Keep it while the registry is in
+/// use: it holds what [`McpMounts::refresh`] needs; the connections live on
+/// in the mounted tools.
+#[derive(Debug)]
+pub struct McpMounts {
+    config: McpConfig,
+    servers: Vec<Arc<Connection>>,
+}
+
+/// One mounted server's tools, as reported by [`McpMounts::mount`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct MountedServer {
+    /// The server's name in the configuration.
+    pub name: String,
+    /// The registry names of its tools, in name order.
+    pub tools: Vec<String>,
+    /// The protocol revision agreed with it, when connected.
+    pub protocol_version: Option<String>,
+}
+
+impl McpMounts {
+    /// Connects to every server of `config` (in name order) and registers
+    /// its tools into `registry` under their prefixed names. Fails on the
+    /// first server that cannot be reached or listed, or whose entry cannot
+    /// be mounted (`sse`), naming it; a tool whose prefixed name is taken
+    /// is an error too.
+    pub async fn mount(registry: &mut ToolRegistry, config: McpConfig) -> Result<McpMounts, McpError> {
+        let mut mounts = McpMounts {
+            config,
+            servers: Vec::new(),
+        };
+        let entries: Vec<(String, ServerEntry)> = mounts
+            .config
+            .servers()
+            .map(|(n, e)| (n.to_owned(), e.clone()))
+            .collect();
+        for (name, entry) in entries {
+            if let ServerEntry::Sse { url, .. } = &entry {
+                return Err(McpError::config(format!(
+                    "server `{name}`: the legacy SSE transport ({url}) is not supported (rmcp has no client for it); \
+                     use `\"type\": \"http\"` if the server also speaks streamable HTTP"
+                )));
+            }
+            let connection = Arc::new(Connection::new(name, entry));
+            connection.peer().await?;
+            mounts.servers.push(connection.clone());
+            mounts.register_new(registry, &connection).await?;
+        }
+        Ok(mounts)
+    }
+
+    /// What was mounted, server by server.
+    pub fn servers(&self) -> Vec<MountedServer> {
+        self.servers
+            .iter()
+            .map(|c| {
+                let mut tools: Vec<String> = c.lock_known().values().cloned().collect();
+                tools.sort_unstable();
+                MountedServer {
+                    name: c.name.clone(),
+                    tools,
+                    protocol_version: c.lock_version().clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a server announced `notifications/tools/list_changed` since
+    /// its tools were last listed.
+    pub fn changed(&self) -> bool {
+        self.servers.iter().any(|c| c.changed.load(Ordering::SeqCst))
+    }
+
+    /// Lists again the tools of servers that announced a change and
+    /// registers the new ones; returns their registry names. A tool a
+    /// server no longer offers stays registered, and its calls get the
+    /// server's error.
+    pub async fn refresh(&self, registry: &mut ToolRegistry) -> Result<Vec<String>, McpError> {
+        let mut added = Vec::new();
+        for connection in &self.servers {
+            if connection.changed.swap(false, Ordering::SeqCst) {
+                added.extend(self.register_new(registry, connection).await?);
+            }
+        }
+        Ok(added)
+    }
+
+    async fn register_new(
+        &self,
+        registry: &mut ToolRegistry,
+        connection: &Arc<Connection>,
+    ) -> Result<Vec<String>, McpError> {
+        let tools = connection.list_tools().await?;
+        let mut added = Vec::new();
+        for info in tools {
+            if connection.lock_known().contains_key(info.name.as_ref()) {
+                continue;
+            }
+            let local = self.config.local_name(&connection.name, &info.name);
+            let tool = RemoteTool::new(local.clone(), info, connection.clone())?;
+            registry
+                .register(tool.recorded_in(connection))
+                .map_err(|e| McpError::config(format!("server `{}`: {e}", connection.name)))?;
+            added.push(local);
+        }
+        Ok(added)
+    }
+}
+
+/// The connection to one server: made on mount, remade on the first call
+/// after it dropped.
+pub(crate) struct Connection {
+    name: String,
+    entry: ServerEntry,
+    client: Mutex<Option<RunningService<RoleClient, Listener>>>,
+    changed: Arc<AtomicBool>,
+    /// Remote tool name -> registry name, of the tools registered.
+    known: std::sync::Mutex<HashMap<String, String>>,
+    /// The protocol revision of the current connection.
+    version: std::sync::Mutex<Option<String>>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("name", &self.name)
+            .field("entry", &self.entry)
+            .finish()
+    }
+}
+
+/// Our side of a connection: it notes `tools/list_changed`.
+#[derive(Clone)]
+struct Listener {
+    changed: Arc<AtomicBool>,
+}
+
+impl ClientHandler for Listener {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Connection {
+    fn new(name: String, entry: ServerEntry) -> Self {
+        Connection {
+            name,
+            entry,
+            client: Mutex::new(None),
+            changed: Arc::new(AtomicBool::new(false)),
+            known: std::sync::Mutex::default(),
+            version: std::sync::Mutex::default(),
+        }
+    }
+
+    fn lock_version(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.version.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn lock_known(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.known.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A live peer: the current one, or a new connection when there is none
+    /// or it closed.
+    async fn peer(&self) -> Result<rmcp::Peer<RoleClient>, McpError> {
+        let mut client = self.client.lock().await;
+        if let Some(running) = client.as_ref()
+            && !running.is_transport_closed()
+        {
+            return Ok(running.peer().clone());
+        }
+        *client = None;
+        let running = tokio::time::timeout(CONNECT_TIMEOUT, self.connect())
+            .await
+            .map_err(|_| {
+                McpError::config(format!(
+                    "server `{}`: no answer to the handshake within {} s",
+                    self.name,
+                    CONNECT_TIMEOUT.as_secs()
+                ))
+            })??;
+        let peer = running.peer().clone();
+        *self.lock_version() = peer.peer_info().map(|info| info.protocol_version.to_string());
+        *client = Some(running);
+        Ok(peer)
+    }
+
+    async fn connect(&self) -> Result<RunningService<RoleClient, Listener>, McpError> {
+        let listener = Listener {
+            changed: self.changed.clone(),
+        };
+        let name = &self.name;
+        match &self.entry {
+            ServerEntry::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::inherit())
+                    .spawn()
+                    .map_err(|e| McpError::config(format!("server `{name}`: cannot start `{command}`: {e}")))?;
+                listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}`")))
+            }
+            ServerEntry::Http { url, headers } => {
+                use rmcp::transport::StreamableHttpClientTransport;
+                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                let mut custom = HashMap::new();
+                let mut bearer = None;
+                for (key, value) in headers {
+                    // rmcp sends a bearer token itself (and after a redirect).
+                    if key.eq_ignore_ascii_case("authorization")
+                        && let Some(token) = value.strip_prefix("Bearer ")
+                    {
+                        bearer = Some(token.to_owned());
+                        continue;
+                    }
+                    let key = axum::http::HeaderName::try_from(key.as_str())
+                        .map_err(|e| McpError::config(format!("server `{name}`: header `{key}`: {e}")))?;
+                    let value = axum::http::HeaderValue::try_from(value.as_str())
+                        .map_err(|e| McpError::config(format!("server `{name}`: header `{key}`: {e}")))?;
+                    custom.insert(key, value);
+                }
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                if let Some(token) = bearer {
+                    config = config.auth_header(token);
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}` ({url})")))
+            }
+            ServerEntry::Sse { url, .. } => Err(McpError::config(format!(
+                "server `{name}`: the legacy SSE transport ({url}) is not supported"
+            ))),
+        }
+    }
+
+    async fn list_tools(&self) -> Result<Vec<RemoteToolInfo>, McpError> {
+        let peer = self.peer().await?;
+        peer.list_all_tools()
+            .await
+            .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{}`: tools/list", self.name)))
+    }
+
+    /// Forwards one call; every failure is an error output naming the
+    /// server. A connection found dead is reported, not silently replaced:
+    /// the call fails with the news, and the server is reconnected for the
+    /// next one.
+    async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolOutput {
+        let dead = {
+            let mut client = self.client.lock().await;
+            let dead = client.as_ref().is_some_and(|running| running.is_transport_closed());
+            if dead {
+                client.take();
+            }
+            dead
+        };
+        if dead {
+            return self
+                .reconnected("exited or dropped the connection since the last call")
+                .await;
+        }
+        let peer = match self.peer().await {
+            Ok(peer) => peer,
+            Err(e) => return ToolOutput::error(format!("The MCP server `{}` is not reachable: {e}", self.name)),
+        };
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        match peer.call_tool(params).await {
+            Ok(result) => match serde_json::to_value(&result) {
+                Ok(value) => output_of(&value),
+                Err(e) => ToolOutput::error(format!(
+                    "The MCP server `{}` sent a result that cannot be read: {e}",
+                    self.name
+                )),
+            },
+            Err(ServiceError::McpError(e)) => ToolOutput::error(format!(
+                "The MCP server `{}` refused the call of `{tool}`: {} (code {})",
+                self.name, e.message, e.code.0
+            )),
+            Err(e) => {
+                // The connection is in doubt: drop it, and start again.
+                self.client.lock().await.take();
+                self.reconnected(&format!("failed during the call of `{tool}` ({e})"))
+                    .await
+            }
+        }
+    }
+
+    /// The error result of a call that found the server gone, after one
+    /// attempt to reconnect.
+    async fn reconnected(&self, what: &str) -> ToolOutput {
+        let status = match self.peer().await {
+            Ok(_) => "it has been reconnected, so the call can be made again".to_owned(),
+            Err(e) => format!("reconnecting failed too ({e}); the next call tries again"),
+        };
+        ToolOutput::error(format!("The MCP server `{}` {what}; {status}.", self.name))
+    }
+}
+
+/// A `CallToolResult` as the runtime's output.
+fn output_of(result: &Value) -> ToolOutput {
+    let mut content = Vec::new();
+    for block in result["content"].as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("text") => content.push(Content::text(block["text"].as_str().unwrap_or_default())),
+            Some("image") => content.push(Content::Image {
+                data: block["data"].as_str().unwrap_or_default().to_owned(),
+                mime_type: block["mimeType"].as_str().unwrap_or("image/png").to_owned(),
+            }),
+            Some("resource") if block["resource"]["blob"].is_string() => content.push(Content::Document {
+                data: block["resource"]["blob"].as_str().unwrap_or_default().to_owned(),
+                mime_type: block["resource"]["mimeType"]
+                    .as_str()
+                    .unwrap_or("application/octet-stream")
+                    .to_owned(),
+                title: block["resource"]["uri"].as_str().map(str::to_owned),
+            }),
+            Some("resource") if block["resource"]["text"].is_string() => {
+                content.push(Content::text(block["resource"]["text"].as_str().unwrap_or_default()));
+            }
+            // Audio, resource links and blocks of later revisions: as JSON.
+            _ => content.push(Content::text(block.to_string())),
+        }
+    }
+    ToolOutput {
+        content,
+        structured_content: result.get("structuredContent").filter(|v| !v.is_null()).cloned(),
+        is_error: result["isError"].as_bool().unwrap_or(false),
+    }
+}
+
+/// One remote tool in the registry.
+struct RemoteTool {
+    definition: ToolDefinition,
+    remote_name: String,
+    connection: Arc<Connection>,
+}
+
+impl RemoteTool {
+    fn new(local: String, info: RemoteToolInfo, connection: Arc<Connection>) -> Result<Self, McpError> {
+        let info = serde_json::to_value(&info).map_err(McpError::protocol)?;
+        let remote_name = info["name"].as_str().unwrap_or_default().to_owned();
+        let imported = import_input_schema(&info["inputSchema"]);
+        let hints = &info["annotations"];
+        let annotations = ToolAnnotations {
+            title: info["title"]
+                .as_str()
+                .or_else(|| hints["title"].as_str())
+                .map(str::to_owned),
+            read_only: hints["readOnlyHint"].as_bool(),
+            destructive: hints["destructiveHint"].as_bool(),
+            idempotent: hints["idempotentHint"].as_bool(),
+            open_world: hints["openWorldHint"].as_bool(),
+        };
+        let description = info["description"].as_str().unwrap_or_default().to_owned();
+        let output_schema = info.get("outputSchema").filter(|s| s.is_object()).cloned();
+        let definition = ToolDefinition::new(local, description, imported.params.fields)
+            .with_input_schema(imported.schema)
+            .with_output_schema(output_schema)
+            .with_annotations(annotations)
+            .with_context_param(true)
+            .with_tags([format!("mcp:{}", connection.name)]);
+        Ok(RemoteTool {
+            definition,
+            remote_name,
+            connection,
+        })
+    }
+
+    /// Notes the tool as registered for `connection`, and hands it on.
+    fn recorded_in(self, connection: &Connection) -> Self {
+        connection
+            .lock_known()
+            .insert(self.remote_name.clone(), self.definition.name().to_owned());
+        self
+    }
+}
+
+impl Tool for RemoteTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn invoke(&self, arguments: BoundArguments, _scope: &CallScope<'_>) -> Result<ToolFuture, Vec<CallError>> {
+        let connection = self.connection.clone();
+        let tool = self.remote_name.clone();
+        let arguments = arguments.into_map();
+        // The registry drops this future on time-out or cancellation; rmcp
+        // then sends the server `notifications/cancelled`.
+        Ok(Box::pin(async move { connection.call(&tool, arguments).await }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_call_tool_result_becomes_output() {
+        let output = output_of(&json!({
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image", "data": "iVBO", "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "file:///a.pdf", "mimeType": "application/pdf", "blob": "JVBE"}},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body"}},
+                {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
+            ],
+            "structuredContent": {"n": 1},
+            "isError": true,
+        }));
+        assert!(output.is_error);
+        assert_eq!(output.structured_content, Some(json!({"n": 1})));
+        assert_eq!(output.content.len(), 5);
+        assert_eq!(output.content[0], Content::text("hi"));
+        assert!(matches!(&output.content[1], Content::Image { mime_type, .. } if mime_type == "image/png"));
+        assert!(matches!(&output.content[2], Content::Document { title: Some(t), .. } if t == "file:///a.pdf"));
+        assert_eq!(output.content[3], Content::text("body"));
+        assert!(output.content[4].as_text().is_some_and(|t| t.contains("audio/wav")));
+    }
+}

@@ -1,0 +1,307 @@
+//! Serving a registry over MCP: the protocol handler shared by stdio and
+//! streamable HTTP.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use super::McpError;
+use crate::call::{CallArguments, ToolCall};
+use crate::context::Cancellation;
+use crate::format::{Format, Selection, mcp};
+use crate::registry::ToolRegistry;
+use crate::result::{Outcome, ToolResult};
+
+/// Largest JSON-RPC message read by default: 4 MiB (four times the
+/// registry's default argument limit).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
+
+/// Most `tools/call` requests in flight by default (running or waiting for
+/// the registry's concurrency limit); more are refused with an error result.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+
+/// Serves the tools of a [`ToolRegistry`] over MCP, on stdio
+/// ([`McpServer::serve_stdio`]) or streamable HTTP
+/// ([`McpServer::serve_http`], [`McpServer::http_service`]).
+///
+/// Every request runs on its own task, and every tool call on a thread of
+/// its own, so a tool that computes without yielding never holds up a
+/// `ping`, a cancellation or another call. Calls obey the registry's time
+/// limit (counted from the request's arrival) and concurrency limit;
+/// `notifications/cancelled` reaches the tool's
+/// [`ToolContext`](crate::ToolContext). Invalid arguments are `isError`
+/// results that list every problem; an unknown tool is a protocol error
+/// (`-32602`).
+///
+/// ```no_run
+/// # fn registry() -> tool_runtime::ToolRegistry { tool_runtime::ToolRegistry::new() }
+/// #[tokio::main]
+/// async fn main() -> Result<(), tool_runtime::mcp::McpError> {
+///     tool_runtime::mcp::McpServer::new(registry())
+///         .with_info("my-tools", "1.0.0")
+///         .serve_stdio()
+///         .await
+/// }
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    registry: Arc<ToolRegistry>,
+    selection: Selection,
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    pub(crate) max_message_bytes: usize,
+    in_flight: Arc<Semaphore>,
+    max_in_flight: usize,
+    running: Arc<Semaphore>,
+}
+
+impl McpServer {
+    /// A server of every tool in `registry`, named after this crate.
+    pub fn new(registry: ToolRegistry) -> Self {
+        McpServer::from_arc(Arc::new(registry))
+    }
+
+    /// A server of a registry shared with other code.
+    pub fn from_arc(registry: Arc<ToolRegistry>) -> Self {
+        let concurrency = registry.settings.concurrency.max(1);
+        McpServer {
+            inner: Arc::new(Inner {
+                registry,
+                selection: Selection::all(),
+                name: env!("CARGO_PKG_NAME").to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instructions: None,
+                max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+                in_flight: Arc::new(Semaphore::new(DEFAULT_MAX_IN_FLIGHT)),
+                max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+                running: Arc::new(Semaphore::new(concurrency)),
+            }),
+        }
+    }
+
+    fn edit(mut self, change: impl FnOnce(&mut Inner)) -> Self {
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => change(inner),
+            None => unreachable!("builder methods run before the server is shared"),
+        }
+        self
+    }
+
+    /// The name and version the server gives clients.
+    pub fn with_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let (name, version) = (name.into(), version.into());
+        self.edit(|inner| {
+            inner.name = name;
+            inner.version = version;
+        })
+    }
+
+    /// Instructions the client may show the model.
+    pub fn with_instructions(self, instructions: impl Into<String>) -> Self {
+        let instructions = instructions.into();
+        self.edit(|inner| inner.instructions = Some(instructions))
+    }
+
+    /// Offers only the tools `selection` takes (the others cannot be called).
+    pub fn with_selection(self, selection: Selection) -> Self {
+        self.edit(|inner| inner.selection = selection)
+    }
+
+    /// Bounds the size of one incoming message (a stdio line, an HTTP body).
+    /// Larger messages are dropped (stdio) or refused with 413 (HTTP).
+    pub fn with_max_message_bytes(self, bytes: usize) -> Self {
+        self.edit(|inner| inner.max_message_bytes = bytes.max(1024))
+    }
+
+    /// Bounds the `tools/call` requests in flight, waiting ones included;
+    /// a call beyond it gets an `isError` result at once.
+    pub fn with_max_in_flight(self, calls: usize) -> Self {
+        let calls = calls.max(1);
+        self.edit(|inner| {
+            inner.in_flight = Arc::new(Semaphore::new(calls));
+            inner.max_in_flight = calls;
+        })
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.inner.registry
+    }
+
+    /// Serves on this process's stdin and stdout until stdin closes. Write
+    /// any logging to stderr: stdout carries the protocol.
+    pub async fn serve_stdio(self) -> Result<(), McpError> {
+        let (read, write) = rmcp::transport::stdio();
+        self.serve(read, write).await
+    }
+
+    /// Serves one connection, one JSON-RPC message a line, until `read`
+    /// ends.
+    pub async fn serve<R, W>(self, read: R, write: W) -> Result<(), McpError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        use rmcp::ServiceExt as _;
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, write)
+            .with_max_line_length(self.inner.max_message_bytes);
+        let running = Handler(self).serve(transport).await.map_err(McpError::protocol)?;
+        running.waiting().await.map_err(McpError::protocol)?;
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.inner.name)
+            .field("tools", &self.inner.registry.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The rmcp handler; kept private so rmcp's types stay out of the API.
+#[derive(Clone)]
+pub(crate) struct Handler(pub(crate) McpServer);
+
+impl Inner {
+    fn offered(&self, name: &str) -> bool {
+        self.registry
+            .get(name)
+            .is_some_and(|tool| self.selection.includes(tool.definition()))
+    }
+
+    /// Runs one call on a thread of its own, within the time limit (from
+    /// now) and the concurrency limit, stopped by `cancel`.
+    async fn call(self: Arc<Self>, call: ToolCall, cancel: Cancellation) -> ToolResult {
+        let name = call.name.clone();
+        let Ok(_in_flight) = self.in_flight.clone().try_acquire_owned() else {
+            return ToolResult::failure(
+                &name,
+                None,
+                Outcome::ToolFailed,
+                format!(
+                    "The server is busy: {} calls are in flight already. Try again shortly.",
+                    self.max_in_flight
+                ),
+            );
+        };
+        let timeout = self.registry.settings.timeout;
+        let inner = self.clone();
+        let signal = cancel.clone();
+        let work = async move {
+            let _running = match inner.running.clone().acquire_owned().await {
+                Ok(permit) => permit,
+                Err(_) => unreachable!("the semaphore is never closed"),
+            };
+            if signal.is_cancelled() {
+                return ToolResult::failure(&call.name, None, Outcome::Cancelled, "The call was cancelled.".into());
+            }
+            inner.registry.call_cancellable(call, &signal).await
+        };
+        let tool = name.clone();
+        let runtime = tokio::runtime::Handle::current();
+        // Its own thread, so a tool that never yields cannot stall the
+        // executor that answers pings and cancellations.
+        let task = tokio::task::spawn_blocking(move || {
+            runtime.block_on(async move {
+                match timeout {
+                    Some(limit) => match tokio::time::timeout(limit, work).await {
+                        Ok(result) => result,
+                        Err(_) => {
+                            cancel.cancel();
+                            ToolResult::failure(
+                                &name,
+                                None,
+                                Outcome::TimedOut,
+                                format!("The tool `{name}` did not finish within {} ms.", limit.as_millis()),
+                            )
+                        }
+                    },
+                    None => work.await,
+                }
+            })
+        });
+        match task.await {
+            Ok(result) => result,
+            Err(e) => ToolResult::failure(&tool, None, Outcome::Panicked, format!("The call did not finish: {e}")),
+        }
+    }
+}
+
+fn invalid_params(message: String) -> ErrorData {
+    ErrorData::invalid_params(message, None)
+}
+
+impl rmcp::ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        let inner = &self.0.inner;
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(inner.name.clone(), inner.version.clone()));
+        match &inner.instructions {
+            Some(text) => info.with_instructions(text.clone()),
+            None => info,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        // One page holds every tool, so no cursor is ever valid.
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(invalid_params(format!(
+                "invalid cursor `{}`: this server lists every tool in one page",
+                super::clip(&cursor)
+            )));
+        }
+        let inner = &self.0.inner;
+        let tools = inner.registry.definitions(Format::Mcp, &inner.selection).to_json();
+        // `resultType` is required from 2026-07-28 on; rmcp drops it for
+        // peers on older revisions.
+        serde_json::from_value(json!({ "tools": tools, "resultType": "complete" }))
+            .map_err(|e| ErrorData::internal_error(format!("a tool definition is not valid MCP: {e}"), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let inner = self.0.inner.clone();
+        if !inner.offered(&request.name) {
+            return Err(invalid_params(format!("Unknown tool: {}", super::clip(&request.name))));
+        }
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call =
+            ToolCall::new(request.name.to_string(), CallArguments::Json(arguments)).with_id(context.id.to_string());
+        let cancel = Cancellation::new();
+        let running = inner.call(call, cancel.clone());
+        tokio::pin!(running);
+        let result = tokio::select! {
+            result = &mut running => result,
+            () = context.ct.cancelled() => {
+                cancel.cancel();
+                running.await
+            }
+        };
+        let mut result = mcp::reply(&result);
+        result["resultType"] = Value::from("complete");
+        let result: CallToolResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(format!("the tool result is not valid MCP: {e}"), None))?;
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,428 @@
+//! Reading a JSON Schema written elsewhere (a remote MCP tool's
+//! `inputSchema`) into the runtime's own [`Shape`], so the lenient binder
+//! checks and coerces arguments to a remote tool as it does for a native
+//! one.
+//!
+//! The subset read: `type` (one type, or one type and `"null"`),
+//! `properties`, `required`, `items`, `enum` (of strings), `const` (a
+//! string), `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`,
+//! `minItems`/`maxItems`, `uniqueItems`, `additionalProperties`,
+//! `anyOf`/`oneOf` with a `null` member (read as nullable, or optional for a
+//! property that is not required), `default`, `description`, and local
+//! `$ref`s (`#/$defs/...`, `#/definitions/...`), which are inlined. A value
+//! whose schema uses anything else is bound as any JSON value: it passes to
+//! the remote tool unchanged, and its schema fragment is kept as written.
+//!
+//! The schema is also normalised for the provider formats as a native tool's
+//! is: no `$ref`, `$defs` or `$schema`, no `title`, no `anyOf` with `null`,
+//! no `default: null`, and an optional property left out of `required`
+//! rather than nullable.
+
+use serde_json::{Map, Value};
+
+use super::{Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, make_nullable};
+
+/// How deep `$ref`s and nesting are followed; deeper parts are any value.
+const MAX_DEPTH: usize = 32;
+
+/// A remote tool's parameters, read from its `inputSchema`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ImportedSchema {
+    /// The parameters as the binder checks them.
+    pub params: ObjectShape,
+    /// The schema normalised for the provider formats.
+    pub schema: Value,
+}
+
+/// Reads a tool's `inputSchema` (an object schema). A schema that is not
+/// an object schema gives no parameters and unknown keys passed through.
+pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
+    let mut schema = inline(input_schema, input_schema, 0, &mut Vec::new());
+    if let Value::Object(node) = &mut schema {
+        if !node.contains_key("type") {
+            node.insert("type".into(), Value::from("object"));
+        }
+        node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+    }
+    let shape = import_shape(&schema);
+    let params = match shape.kind {
+        Kind::Object(object) => object,
+        _ => ObjectShape::default(),
+    };
+    ImportedSchema { params, schema }
+}
+
+/// Reads one normalised schema node into a [`Shape`].
+fn import_shape(node: &Value) -> Shape {
+    let Value::Object(node) = node else {
+        return Shape::new(Kind::Any);
+    };
+    let (ty, nullable) = single_type(node);
+    let mut constraints = Constraints {
+        minimum: node.get("minimum").and_then(Value::as_number).cloned(),
+        maximum: node.get("maximum").and_then(Value::as_number).cloned(),
+        min_length: node.get("minLength").and_then(Value::as_u64),
+        max_length: node.get("maxLength").and_then(Value::as_u64),
+        pattern: node
+            .get("pattern")
+            .and_then(Value::as_str)
+            .and_then(|p| Pattern::new(p).ok()),
+        min_items: node.get("minItems").and_then(Value::as_u64),
+        max_items: node.get("maxItems").and_then(Value::as_u64),
+    };
+    let strings = |key: &str| -> Option<Vec<String>> {
+        let values = match node.get(key)? {
+            Value::Array(values) => values.clone(),
+            one => vec![one.clone()],
+        };
+        values
+            .into_iter()
+            .filter(|v| !v.is_null())
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    };
+    let passes_through = ["allOf", "anyOf", "oneOf", "not", "if", "$ref"]
+        .iter()
+        .any(|key| node.contains_key(*key));
+    let kind = if passes_through {
+        Kind::Any
+    } else if let Some(values) = strings("const").or_else(|| strings("enum")) {
+        if matches!(ty, Some("string") | None) {
+            Kind::Enum(values)
+        } else {
+            Kind::Any
+        }
+    } else if node.contains_key("enum") || node.contains_key("const") {
+        Kind::Any
+    } else {
+        match ty {
+            Some("string") => Kind::String,
+            Some("boolean") => Kind::Boolean,
+            Some("integer") => Kind::Integer {
+                min: i128::from(i64::MIN),
+                max: i128::from(u64::MAX),
+            },
+            Some("number") => Kind::Number { single: false },
+            Some("array") => Kind::Array {
+                items: Box::new(node.get("items").map_or_else(|| Shape::new(Kind::Any), import_shape)),
+                unique: node.get("uniqueItems") == Some(&Value::Bool(true)),
+            },
+            Some("object") => object_kind(node, &mut constraints),
+            _ => Kind::Any,
+        }
+    };
+    let mut shape = Shape::new(kind).constrain(constraints);
+    shape.nullable = nullable;
+    shape.description = node.get("description").and_then(Value::as_str).map(str::to_owned);
+    shape
+}
+
+fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind {
+    let additional = node.get("additionalProperties");
+    let Some(Value::Object(properties)) = node.get("properties") else {
+        // Free keys: a map, its values of the additional schema, if any.
+        constraints.min_items = node.get("minProperties").and_then(Value::as_u64);
+        constraints.max_items = node.get("maxProperties").and_then(Value::as_u64);
+        let values = match additional {
+            Some(schema @ Value::Object(_)) => import_shape(schema),
+            _ => Shape::new(Kind::Any),
+        };
+        return Kind::Map {
+            values: Box::new(values),
+        };
+    };
+    let required: Vec<&str> = match node.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let fields = properties
+        .iter()
+        .map(|(name, schema)| {
+            let shape = import_shape(schema);
+            let default = schema.get("default").cloned();
+            let presence = if required.contains(&name.as_str()) && !shape.nullable {
+                Presence::Required
+            } else if default.is_some() {
+                Presence::Defaulted
+            } else {
+                Presence::Optional
+            };
+            let mut field = Field::new(name.clone(), shape, false, "remote").with_default_value(default);
+            field.presence = presence;
+            field
+        })
+        .collect();
+    Kind::Object(ObjectShape {
+        fields,
+        rejects_unknown: additional == Some(&Value::Bool(false)),
+    })
+}
+
+/// The node's one type besides `null`, and whether `null` is allowed.
+fn single_type(node: &Map<String, Value>) -> (Option<&str>, bool) {
+    match node.get("type") {
+        Some(Value::String(t)) => (Some(t.as_str()), t == "null"),
+        Some(Value::Array(types)) => {
+            let nullable = types.iter().any(|t| t == "null");
+            let others: Vec<&str> = types
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
+            match others.as_slice() {
+                [one] => (Some(one), nullable),
+                // Several types: bound as any value.
+                _ => (None, nullable),
+            }
+        }
+        _ => (None, false),
+    }
+}
+
+/// Inlines local `$ref`s, folds `anyOf`/`oneOf` with a `null` member into a
+/// nullable type, drops `$schema`, `$defs`, `definitions` and `title`, and
+/// leaves optional properties non-nullable.
+fn inline(node: &Value, root: &Value, depth: usize, resolving: &mut Vec<String>) -> Value {
+    let Value::Object(object) = node else {
+        return node.clone();
+    };
+    if depth > MAX_DEPTH {
+        return Value::Object(Map::new());
+    }
+    if let Some(Value::String(reference)) = object.get("$ref")
+        && let Some(target) = resolve(root, reference)
+    {
+        if resolving.contains(reference) {
+            // A recursive type: below this point, any value.
+            return describe_only(object);
+        }
+        resolving.push(reference.clone());
+        let mut resolved = inline(target, root, depth + 1, resolving);
+        resolving.pop();
+        // Keys beside the `$ref` (a description, a default) win.
+        if let Value::Object(resolved) = &mut resolved {
+            for (key, value) in object {
+                if key != "$ref" && !is_dropped(key) {
+                    resolved.insert(key.clone(), inline(value, root, depth + 1, resolving));
+                }
+            }
+        }
+        return resolved;
+    }
+    let mut out = Map::new();
+    for (key, value) in object {
+        // A `null` default says no more than leaving the value out.
+        if is_dropped(key) || (key == "default" && value.is_null()) {
+            continue;
+        }
+        let value = match key.as_str() {
+            "properties" | "patternProperties" => match value {
+                Value::Object(properties) => Value::Object(
+                    properties
+                        .iter()
+                        .map(|(name, schema)| (name.clone(), inline(schema, root, depth + 1, resolving)))
+                        .collect(),
+                ),
+                other => other.clone(),
+            },
+            "items" | "additionalProperties" | "not" | "contains" => inline(value, root, depth + 1, resolving),
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => match value {
+                Value::Array(members) => Value::Array(
+                    members
+                        .iter()
+                        .map(|member| inline(member, root, depth + 1, resolving))
+                        .collect(),
+                ),
+                other => other.clone(),
+            },
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), value);
+    }
+    fold_null_union(&mut out, "anyOf");
+    fold_null_union(&mut out, "oneOf");
+    if let Some(Value::Object(properties)) = out.get("properties") {
+        let required: Vec<String> = match out.get("required") {
+            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+            _ => Vec::new(),
+        };
+        let mut properties = properties.clone();
+        for (name, schema) in properties.iter_mut() {
+            if !required.contains(name)
+                && let Value::Object(schema) = schema
+            {
+                strip_null(schema);
+            }
+        }
+        out.insert("properties".into(), Value::Object(properties));
+    }
+    Value::Object(out)
+}
+
+fn is_dropped(key: &str) -> bool {
+    matches!(key, "$schema" | "$defs" | "definitions" | "title" | "$id" | "$comment")
+}
+
+/// Only the description of a node, for a part that cannot be inlined.
+fn describe_only(node: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    if let Some(description) = node.get("description") {
+        out.insert("description".into(), description.clone());
+    }
+    Value::Object(out)
+}
+
+/// Follows a local reference: `#/$defs/Name`, `#/definitions/Name`, or any
+/// JSON pointer into the document.
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
+/// `{"anyOf": [X, {"type": "null"}]}` becomes X, nullable; other unions
+/// only lose their `null` member and stay as written.
+fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
+    let Some(Value::Array(members)) = node.get(key) else {
+        return;
+    };
+    let is_null =
+        |m: &Value| m.get("type") == Some(&Value::from("null")) && m.as_object().is_some_and(|o| o.len() == 1);
+    if !members.iter().any(is_null) {
+        return;
+    }
+    let others: Vec<Value> = members.iter().filter(|m| !is_null(m)).cloned().collect();
+    node.remove(key);
+    match others.as_slice() {
+        [Value::Object(only)] => {
+            for (k, v) in only {
+                // The outer description and default win.
+                node.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            make_nullable(node);
+        }
+        _ => {
+            // Several members: kept as written, less the null; bound as
+            // any value.
+            node.insert(key.into(), Value::Array(others));
+        }
+    }
+}
+
+/// Makes a node non-nullable again (an optional property).
+fn strip_null(node: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = node.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            node.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = node.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::bind::{BindMode, normalize};
+
+    #[test]
+    fn pydantic_schema_is_inlined_and_read() {
+        let schema = json!({
+            "$defs": {"Unit": {"enum": ["c", "f"], "title": "Unit", "type": "string"}},
+            "properties": {
+                "city": {"title": "City", "type": "string", "minLength": 1},
+                "days": {"default": 3, "title": "Days", "type": "integer", "minimum": 1, "maximum": 14},
+                "unit": {"$ref": "#/$defs/Unit", "default": "c"},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "title": "Note"},
+            },
+            "required": ["city"],
+            "title": "forecastArguments",
+            "type": "object",
+        });
+        let imported = import_input_schema(&schema);
+        let out = &imported.schema;
+        assert!(out.get("$defs").is_none() && out.get("title").is_none(), "{out}");
+        assert_eq!(
+            out["properties"]["unit"],
+            json!({"enum": ["c", "f"], "type": "string", "default": "c"})
+        );
+        assert_eq!(out["properties"]["note"], json!({"type": "string"}));
+        // A parsed `Value` keeps no key order: find the fields by name.
+        let field = |name: &str| imported.params.field(name).unwrap();
+        assert_eq!(imported.params.fields.len(), 4);
+        assert_eq!(field("city").presence, Presence::Required);
+        assert_eq!(field("days").presence, Presence::Defaulted);
+        assert!(matches!(field("unit").shape.kind, Kind::Enum(_)));
+        assert!(matches!(field("note").shape.kind, Kind::String));
+        assert_eq!(
+            field("days").shape.constraints.maximum,
+            Some(serde_json::Number::from(14))
+        );
+
+        let mut args = json!({"city": "Oslo", "days": "5", "unit": "c", "extra": 1})
+            .as_object()
+            .unwrap()
+            .clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert_eq!(args["days"], json!(5));
+        assert_eq!(args["extra"], json!(1), "unknown keys pass to the remote tool");
+        let mut bad = json!({"days": 40, "unit": "k"}).as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut bad, BindMode::Lenient, false);
+        let codes: Vec<String> = report.errors.iter().map(|e| e.code_path()).collect();
+        assert!(
+            codes.iter().any(|c| c.starts_with("missing_required:city")),
+            "{codes:?}"
+        );
+        assert!(codes.iter().any(|c| c.starts_with("out_of_range:days")), "{codes:?}");
+        assert!(
+            codes.iter().any(|c| c.starts_with("enum_out_of_range:unit")),
+            "{codes:?}"
+        );
+    }
+
+    #[test]
+    fn constructs_outside_the_subset_pass_through() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "when": {"oneOf": [{"type": "string", "format": "date"}, {"type": "integer"}]},
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "maxItems": 3},
+                "meta": {"type": "object", "additionalProperties": {"type": "number"}},
+            },
+            "additionalProperties": false,
+        });
+        let imported = import_input_schema(&schema);
+        assert_eq!(imported.schema["properties"]["when"], schema["properties"]["when"]);
+        assert!(matches!(imported.params.field("when").unwrap().shape.kind, Kind::Any));
+        assert!(imported.params.rejects_unknown);
+        let mut args = json!({"when": {"x": 1}, "tags": ["a", "b", "c", "d"], "meta": {"k": "2.5"}})
+            .as_object()
+            .unwrap()
+            .clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert_eq!(args["meta"]["k"], json!(2.5));
+        assert_eq!(args["when"], json!({"x": 1}));
+        let codes: Vec<String> = report.errors.iter().map(|e| e.code_path()).collect();
+        assert_eq!(codes, ["out_of_range:tags"], "{:?}", report.errors);
+    }
+
+    #[test]
+    fn recursive_refs_stop() {
+        let schema = json!({
+            "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}},
+            "type": "object",
+            "properties": {"head": {"$ref": "#/$defs/Node"}},
+        });
+        let imported = import_input_schema(&schema);
+        assert_eq!(imported.schema["properties"]["head"]["properties"]["next"], json!({}));
+    }
+}
