@@ -423,3 +423,31 @@ fn the_lint_finds_what_makes_models_stumble() {
             .any(|f| f.rule == LintRule::TooManyTools)
     );
 }
+
+#[test]
+fn a_call_without_a_name_is_a_malformed_message_in_every_format() {
+    // Found by the fuzz targets: each parser used to return a call named "".
+    let cases = [
+        (
+            "anthropic",
+            anthropic::tool_calls(&json!({"content": [{"type": "tool_use", "id": "t1", "name": ""}]})),
+        ),
+        (
+            "openai chat",
+            openai::chat_tool_calls(&json!({"tool_calls": [{"id": "c1", "function": {"name": ""}}]})),
+        ),
+        (
+            "openai responses",
+            openai::responses_tool_calls(&json!([{"type": "function_call", "call_id": "c1", "name": ""}])),
+        ),
+        (
+            "gemini",
+            gemini::tool_calls(&json!({"parts": [{"functionCall": {"name": ""}}]})),
+        ),
+        ("mcp", mcp::tool_call(&json!({"name": ""})).map(|c| vec![c])),
+    ];
+    for (format, parsed) in cases {
+        let error = parsed.expect_err(format);
+        assert_eq!(error.kind(), FormatErrorKind::Malformed, "{format}: {error}");
+    }
+}

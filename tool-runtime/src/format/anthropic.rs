@@ -14,7 +14,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::{ANTHROPIC_MOVED, expressible, strict_schema};
-use super::{Carried, FormatError, carry, check_call_ids, result_ids};
+use super::{Carried, FormatError, carry, check_call_ids, result_ids, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -48,7 +48,7 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     };
     let mut calls = Vec::new();
     for block in blocks.iter().filter(|b| b["type"] == "tool_use") {
-        let (Some(id), Some(name)) = (block["id"].as_str(), block["name"].as_str()) else {
+        let (Some(id), Some(name)) = (block["id"].as_str(), tool_name(&block["name"])) else {
             return Err(FormatError::malformed("a tool_use block lacks its id or name"));
         };
         let input = block.get("input").cloned().unwrap_or(Value::Object(Map::new()));

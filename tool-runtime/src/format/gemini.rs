@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
-use super::{FormatError, FormatErrorKind, check_call_ids};
+use super::{FormatError, FormatErrorKind, check_call_ids, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -140,7 +140,7 @@ pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
     };
     let mut calls = Vec::new();
     for call in parts.iter().filter_map(|p| p.get("functionCall")) {
-        let Some(name) = call["name"].as_str() else {
+        let Some(name) = tool_name(&call["name"]) else {
             return Err(FormatError::malformed("a functionCall lacks its name"));
         };
         let args = call.get("args").cloned().unwrap_or(Value::Object(Map::new()));

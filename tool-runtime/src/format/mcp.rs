@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::FormatError;
+use super::{FormatError, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -42,7 +42,7 @@ pub(crate) fn tool(tool: &ToolDefinition) -> Value {
 
 /// The call of a `tools/call` request's `params` (`{name, arguments?}`).
 pub fn tool_call(params: &Value) -> Result<ToolCall, FormatError> {
-    let Some(name) = params["name"].as_str() else {
+    let Some(name) = tool_name(&params["name"]) else {
         return Err(FormatError::malformed("tools/call params lack the tool name"));
     };
     let arguments = params.get("arguments").cloned().unwrap_or(Value::Object(Map::new()));

@@ -283,6 +283,12 @@ impl fmt::Display for FormatError {
 
 impl std::error::Error for FormatError {}
 
+/// A call's tool name: a non-empty string. A call without one is a
+/// malformed message, never a call of the tool named "".
+pub(crate) fn tool_name(name: &Value) -> Option<&str> {
+    name.as_str().filter(|name| !name.is_empty())
+}
+
 /// Checks that call ids are present and distinct.
 pub(crate) fn check_call_ids<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(), FormatError> {
     let mut seen = HashSet::new();

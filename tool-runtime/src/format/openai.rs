@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI_MOVED, expressible, strict_schema};
-use super::{Carried, FormatError, carry, check_call_ids, result_ids, text_only};
+use super::{Carried, FormatError, carry, check_call_ids, result_ids, text_only, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -64,10 +64,7 @@ pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     };
     let mut calls = Vec::new();
     for call in tool_calls {
-        let (Some(id), Some(name)) = (
-            call["id"].as_str(),
-            call.pointer("/function/name").and_then(Value::as_str),
-        ) else {
+        let (Some(id), Some(name)) = (call["id"].as_str(), call.pointer("/function/name").and_then(tool_name)) else {
             return Err(FormatError::malformed("a tool call lacks its id or function name"));
         };
         calls.push(ToolCall::new(name, raw_arguments(call.pointer("/function/arguments"))).with_id(id));
@@ -108,7 +105,7 @@ pub fn responses_tool_calls(response: &Value) -> Result<Vec<ToolCall>, FormatErr
     };
     let mut calls = Vec::new();
     for item in items.iter().filter(|i| i["type"] == "function_call") {
-        let (Some(id), Some(name)) = (item["call_id"].as_str(), item["name"].as_str()) else {
+        let (Some(id), Some(name)) = (item["call_id"].as_str(), tool_name(&item["name"])) else {
             return Err(FormatError::malformed("a function_call item lacks its call_id or name"));
         };
         calls.push(ToolCall::new(name, raw_arguments(item.get("arguments"))).with_id(id));

@@ -11,11 +11,14 @@
 //! unit-variant enums.
 
 mod check;
+// Reading a JSON Schema written elsewhere (a mounted MCP tool's).
+#[cfg(feature = "mcp")]
 mod import;
 mod ordered;
 mod param;
 
 pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
+#[cfg(feature = "mcp")]
 pub(crate) use import::import_input_schema;
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
