@@ -79,7 +79,7 @@ use proc_macro::TokenStream;
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = proc_macro2::TokenStream::from(item);
     // The function's source file, to see whether it sits in an `impl` block.
-    let source = |span: proc_macro2::Span| std::fs::read_to_string(span.unwrap().local_file()?).ok();
+    let source = |span: proc_macro2::Span| place::file_index(span.unwrap().local_file()?);
     if let Some(error) = place::associated_fn(&item, source) {
         return error.into();
     }

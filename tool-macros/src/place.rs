@@ -6,22 +6,55 @@
 //! under a `tool` attribute in the file sits in an `impl` (or trait), the
 //! one being expanded does too. When the file cannot be read or parsed, or
 //! a free function has the same name, nothing is said and expansion goes on.
+//!
+//! Each file is read and indexed once per compilation, however many tools
+//! it holds: the index is kept for the macro's later calls.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::rc::Rc;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
+/// For each tool name in a file: how many such tools are free functions and
+/// how many sit in an `impl` or trait.
+type Index = HashMap<String, Found>;
+
+thread_local! {
+    /// Files already indexed in this compilation (`None`: unreadable).
+    static INDEXED: RefCell<HashMap<PathBuf, Option<Rc<Index>>>> = RefCell::default();
+}
+
+/// The index of the file at `path`, read and parsed on first use.
+pub fn file_index(path: PathBuf) -> Option<Rc<Index>> {
+    INDEXED.with(|indexed| {
+        indexed
+            .borrow_mut()
+            .entry(path)
+            .or_insert_with_key(|path| {
+                std::fs::read_to_string(path)
+                    .ok()
+                    .and_then(|text| index(&text))
+                    .map(Rc::new)
+            })
+            .clone()
+    })
+}
+
 /// The error and the function alone (no struct, no impl) when `item` is a
 /// function without `self` that sits in an `impl` block; `None` otherwise.
-/// `source` reads the file a span comes from.
-pub fn associated_fn(item: &TokenStream, source: impl FnOnce(Span) -> Option<String>) -> Option<TokenStream> {
+/// `source` gives the index of the file a span comes from.
+pub fn associated_fn(item: &TokenStream, source: impl FnOnce(Span) -> Option<Rc<Index>>) -> Option<TokenStream> {
     let function: syn::ItemFn = syn::parse2(item.clone()).ok()?;
     if function.sig.receiver().is_some() {
         // `valid` reports `self` at the receiver.
         return None;
     }
     let name = &function.sig.ident;
-    let text = source(name.span())?;
-    if !in_impl(&text, &crate::ast::unraw(name))? {
+    let index = source(name.span())?;
+    if !placed_in_impl(&index, &crate::ast::unraw(name))? {
         return None;
     }
     let message = format!(
@@ -33,64 +66,69 @@ pub fn associated_fn(item: &TokenStream, source: impl FnOnce(Span) -> Option<Str
     Some(quote!(#error #function))
 }
 
-/// Whether the functions named `name` under a `tool` attribute in `source`
-/// all sit in an `impl` block or trait: `Some(true)`; `Some(false)` when one
-/// is free; `None` when there is none or the file does not parse.
-fn in_impl(source: &str, name: &str) -> Option<bool> {
+/// Every function under a `tool` attribute in `source`, by name; `None`
+/// when the file does not parse.
+fn index(source: &str) -> Option<Index> {
     let file = syn::parse_file(source).ok()?;
-    let mut found = Found::default();
-    items(&file.items, name, &mut found);
-    match found {
-        Found { free: 0, associated: 0 } => None,
-        Found { free, .. } => Some(free == 0),
-    }
+    let mut index = Index::new();
+    items(&file.items, &mut index);
+    Some(index)
+}
+
+/// Whether the functions named `name` under a `tool` attribute all sit in
+/// an `impl` block or trait: `Some(true)`; `Some(false)` when one is free;
+/// `None` when there is none.
+fn placed_in_impl(index: &Index, name: &str) -> Option<bool> {
+    let found = index.get(name)?;
+    Some(found.free == 0)
 }
 
 #[derive(Default)]
-struct Found {
+pub struct Found {
     free: usize,
     associated: usize,
 }
 
-fn is_tool(attrs: &[syn::Attribute], ident: &syn::Ident, name: &str) -> bool {
-    crate::ast::unraw(ident) == name
-        && attrs
-            .iter()
-            .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "tool"))
+/// The tool's name, when the function carries a `tool` attribute.
+fn tool_name(attrs: &[syn::Attribute], ident: &syn::Ident) -> Option<String> {
+    attrs
+        .iter()
+        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == "tool"))
+        .then(|| crate::ast::unraw(ident))
 }
 
-fn items(list: &[syn::Item], name: &str, found: &mut Found) {
+fn items(list: &[syn::Item], index: &mut Index) {
     for item in list {
         match item {
             syn::Item::Fn(f) => {
-                if is_tool(&f.attrs, &f.sig.ident, name) {
-                    found.free += 1;
+                if let Some(name) = tool_name(&f.attrs, &f.sig.ident) {
+                    index.entry(name).or_default().free += 1;
                 }
-                block(&f.block, name, found);
+                block(&f.block, index);
             }
             syn::Item::Mod(m) => {
                 if let Some((_, content)) = &m.content {
-                    items(content, name, found);
+                    items(content, index);
                 }
             }
             syn::Item::Impl(i) => {
                 for item in &i.items {
                     if let syn::ImplItem::Fn(f) = item {
-                        if is_tool(&f.attrs, &f.sig.ident, name) {
-                            found.associated += 1;
+                        if let Some(name) = tool_name(&f.attrs, &f.sig.ident) {
+                            index.entry(name).or_default().associated += 1;
                         }
-                        block(&f.block, name, found);
+                        block(&f.block, index);
                     }
                 }
             }
             syn::Item::Trait(t) => {
                 for item in &t.items {
                     if let syn::TraitItem::Fn(f) = item {
-                        if is_tool(&f.attrs, &f.sig.ident, name) {
-                            found.associated += 1;
+                        if let Some(name) = tool_name(&f.attrs, &f.sig.ident) {
+                            index.entry(name).or_default().associated += 1;
                         }
                         if let Some(body) = &f.default {
-                            block(body, name, found);
+                            block(body, index);
                         }
                     }
                 }
@@ -101,7 +139,7 @@ fn items(list: &[syn::Item], name: &str, found: &mut Found) {
 }
 
 /// Items declared inside a function body are free too.
-fn block(body: &syn::Block, name: &str, found: &mut Found) {
+fn block(body: &syn::Block, index: &mut Index) {
     let nested: Vec<syn::Item> = body
         .stmts
         .iter()
@@ -110,12 +148,16 @@ fn block(body: &syn::Block, name: &str, found: &mut Found) {
             _ => None,
         })
         .collect();
-    items(&nested, name, found);
+    items(&nested, index);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn in_impl(source: &str, name: &str) -> Option<bool> {
+        placed_in_impl(&index(source)?, name)
+    }
 
     #[test]
     fn a_tool_in_an_impl_block_is_found() {
@@ -147,8 +189,10 @@ mod tests {
                 q
             }
         );
-        let source = "impl Notes { #[tool] async fn search(q: String) -> String { q } }".to_owned();
-        let out = associated_fn(&item, |_| Some(source)).unwrap().to_string();
+        let source = "impl Notes { #[tool] async fn search(q: String) -> String { q } }";
+        let out = associated_fn(&item, |_| index(source).map(Rc::new))
+            .unwrap()
+            .to_string();
         assert!(out.contains("a tool is a free function"), "{out}");
         assert!(out.contains("async fn search"), "{out}");
         assert!(!out.contains("param"), "{out}");

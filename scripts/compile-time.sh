@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPEC section 7's compile-time bound: the `cargo build` time per #[tool]
+# function in a crate of 100 tools, against the same functions without the
+# attribute. Generates both crates under target/compile-time, builds their
+# dependencies once, then times a rebuild of each crate alone (debug
+# profile, the edit-compile loop a tool author lives in), best of RUNS.
+#
+#   scripts/compile-time.sh [TOOLS] [RUNS]     (default 100 tools, 3 runs)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="${1:-100}"
+runs="${2:-3}"
+work="$root/target/compile-time"
+mkdir -p "$work"
+
+generate() { # $1: crate dir, $2: "tool" or "plain"
+    local dir="$1" kind="$2"
+    mkdir -p "$dir/src"
+    cat >"$dir/Cargo.toml" <<TOML
+[package]
+name = "compile-time-$kind"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+tool-runtime = { path = "$root/tool-runtime" }
+serde = { version = "1", features = ["derive"] }
+
+[workspace]
+TOML
+    {
+        echo "#![allow(dead_code, unused_variables)]"
+        echo "use tool_runtime::{tool, ToolError};"
+        for i in $(seq 1 "$tools"); do
+            echo "/// Search the workspace, variant $i."
+            [[ "$kind" == tool ]] && echo "#[tool]"
+            local attr="" 
+            echo "pub async fn search_$i("
+            for p in pattern:String case_sensitive:bool max_results:u32 root:Option\<String\> extensions:Vec\<String\>; do
+                local name="${p%%:*}" ty="${p#*:}"
+                if [[ "$kind" == tool ]]; then
+                    case "$name" in
+                        case_sensitive) attr="#[param(description = \"Match case\", default = true)]" ;;
+                        max_results) attr="#[param(description = \"Largest number\", default = 100, min = 1, max = 10_000)]" ;;
+                        extensions) attr="#[param(description = \"Extensions\", default)]" ;;
+                        *) attr="#[param(description = \"The $name\")]" ;;
+                    esac
+                fi
+                echo "    $attr $name: $ty,"
+            done
+            echo ") -> Result<Vec<String>, ToolError> { Ok(vec![pattern]) }"
+        done
+    } >"$dir/src/lib.rs"
+}
+
+time_build() { # $1: crate dir; prints the best rebuild time in ms
+    local dir="$1" best=""
+    (cd "$dir" && CARGO_TARGET_DIR="$work/target" cargo build --quiet)
+    for _ in $(seq 1 "$runs"); do
+        touch "$dir/src/lib.rs"
+        local start end ms
+        start=$(date +%s%N)
+        (cd "$dir" && CARGO_TARGET_DIR="$work/target" cargo build --quiet)
+        end=$(date +%s%N)
+        ms=$(( (end - start) / 1000000 ))
+        if [[ -z "$best" || "$ms" -lt "$best" ]]; then best="$ms"; fi
+    done
+    echo "$best"
+}
+
+generate "$work/with" tool
+generate "$work/without" plain
+with=$(time_build "$work/with")
+without=$(time_build "$work/without")
+per=$(python3 -c "print(f'{($with - $without) / $tools:.1f}')")
+echo "compile time, $tools functions: with #[tool] $with ms, without $without ms: $per ms per tool (target: at most 5)"
