@@ -33,7 +33,7 @@ pub use lint::{LintFinding, LintRule};
 pub use output::{Content, IntoToolOutput, Json, ToolError, ToolOutput};
 pub use registry::{Completion, ParamRow, RegistryError, ToolRegistry, ValueSource};
 pub use result::{Outcome, ToolResult};
-pub use schema::ToolParam;
+pub use schema::param::ToolParam;
 pub use tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 pub use tool_macros::{ToolParam, tool};
 

@@ -11,7 +11,8 @@ pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
 pub use crate::diagnostics::*;
 pub use crate::output::{IntoToolOutput, ToolOutput};
-pub use crate::schema::{Constraints, Field, Kind, ObjectShape, Pattern, Shape, ToolParam};
+pub use crate::schema::param::ToolParam;
+pub use crate::schema::{Constraints, Field, Kind, ObjectShape, Pattern, Shape};
 pub use crate::tool::{LazyDefinition, Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 
 use std::cell::{Cell, RefCell};

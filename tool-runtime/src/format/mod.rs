@@ -18,7 +18,8 @@ pub mod anthropic;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
-pub mod strict;
+#[doc(hidden)]
+pub mod strict; // the strict rewrite, public only for the SDK-type tests
 
 /// A provider's format for tool definitions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -15,14 +15,14 @@ mod check;
 #[cfg(feature = "mcp")]
 mod import;
 mod ordered;
-mod param;
+pub(crate) mod param;
 
 pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
 #[cfg(feature = "mcp")]
 pub(crate) use import::import_input_schema;
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
-pub use param::ToolParam;
+pub(crate) use param::ToolParam;
 
 use std::fmt;
 use std::sync::Arc;
