@@ -33,19 +33,25 @@ impl BoundArguments {
         self.map
     }
 
-    /// Takes parameter `name`; an absent one deserializes from `null`
+    /// Takes parameter `name` (each parameter once); an absent one deserializes from `null`
     /// (which gives `None` for `Option`).
     pub fn take<T: DeserializeOwned>(&mut self, name: &str) -> Option<T> {
-        let value = self.map.remove(name).unwrap_or(Value::Null);
+        let value = self.slot(name).map(Value::take).unwrap_or(Value::Null);
         self.deserialize(name, value)
     }
 
     /// Takes parameter `name`, or `default()` when it is absent.
     pub fn take_or_else<T: DeserializeOwned>(&mut self, name: &str, default: impl FnOnce() -> T) -> Option<T> {
-        match self.map.remove(name) {
+        match self.slot(name).map(Value::take) {
             None => Some(default()),
             Some(value) => self.deserialize(name, value),
         }
+    }
+
+    /// The value of parameter `name`, to be taken out: left as `null` in
+    /// the map, which is cheaper than removing the key, and read no more.
+    fn slot(&mut self, name: &str) -> Option<&mut Value> {
+        self.map.get_mut(name)
     }
 
     fn deserialize<T: DeserializeOwned>(&mut self, name: &str, value: Value) -> Option<T> {

@@ -48,7 +48,7 @@ use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
 /// ```
 pub struct ToolRegistry {
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, NameHash>,
     pub(crate) states: StateMap,
     pub(crate) settings: Settings,
     /// Concurrent calls hold it shared, `sequential` tools exclusively, so a
@@ -56,6 +56,42 @@ pub struct ToolRegistry {
     pub(crate) gate: Arc<tokio::sync::RwLock<()>>,
     /// Some registered tool is sequential (otherwise nobody takes the gate).
     pub(crate) has_sequential: bool,
+}
+
+/// The hash of the name index: tool names are short and chosen by the
+/// application, not by whoever calls, so a fast multiplicative hash serves
+/// where SipHash's protection against chosen keys is not needed. (A name a
+/// model sends is only looked up; lookups of hostile names cost one hash
+/// of at most the argument limit's bytes, like any other.)
+#[derive(Clone, Copy, Default)]
+struct NameHash;
+
+impl std::hash::BuildHasher for NameHash {
+    type Hasher = NameHasher;
+
+    fn build_hasher(&self) -> NameHasher {
+        NameHasher(0)
+    }
+}
+
+struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &byte in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// A registered tool and its definition rendered in each format, each made
@@ -140,7 +176,7 @@ impl ToolRegistry {
     pub fn new() -> Self {
         ToolRegistry {
             entries: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             states: StateMap::default(),
             settings: Settings {
                 mode: BindMode::Lenient,
