@@ -20,7 +20,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, make_nullable};
+use super::{Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, make_nullable, strip_null};
 
 /// How deep `$ref`s and nesting are followed; deeper parts are any value.
 const MAX_DEPTH: usize = 32;
@@ -312,19 +312,6 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
     }
 }
 
-/// Makes a node non-nullable again (an optional property).
-fn strip_null(node: &mut Map<String, Value>) {
-    if let Some(Value::Array(types)) = node.get_mut("type") {
-        types.retain(|t| t != "null");
-        if let [only] = types.as_slice() {
-            let only = only.clone();
-            node.insert("type".into(), only);
-        }
-    }
-    if let Some(Value::Array(values)) = node.get_mut("enum") {
-        values.retain(|v| !v.is_null());
-    }
-}
 
 #[cfg(test)]
 mod tests {

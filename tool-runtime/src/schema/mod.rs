@@ -453,7 +453,7 @@ pub(crate) fn make_nullable(node: &mut Map<String, Value>) {
 }
 
 /// Undoes [`make_nullable`].
-fn strip_null(node: &mut Map<String, Value>) {
+pub(crate) fn strip_null(node: &mut Map<String, Value>) {
     if let Some(Value::Array(types)) = node.get_mut("type") {
         types.retain(|t| t != "null");
         if let [only] = types.as_slice() {
