@@ -663,3 +663,31 @@ proptest! {
         prop_assert_eq!(with_fast, without);
     }
 }
+
+#[test]
+fn under_strict_definitions_null_means_not_given_without_a_warning() {
+    // A model sent strict definitions sends `null` for every optional
+    // parameter it leaves unset (SPEC section 5).
+    let args =
+        json!({"pattern": "*.rs", "case_sensitive": null, "max_results": null, "threshold": null, "window": null});
+    for fast in [true, false] {
+        let mut registry = ToolRegistry::new().with_strict_definitions(true).with_fast_path(fast);
+        registry.register(Probe).unwrap();
+        let result = block_on(registry.call("probe", args.to_string()));
+        assert!(!result.is_error, "{}", result.text());
+        assert!(result.warnings.is_empty(), "{:?}", result.warning_codes());
+        let bound = result.structured_content.unwrap();
+        assert_eq!(bound["case_sensitive"], true);
+        assert_eq!(bound["max_results"], 100);
+        assert_eq!(bound["threshold"], Value::Null);
+    }
+    // Without the declaration, the same null is a coercion the binder reports.
+    let lenient = block_on(registry().call("probe", args.to_string()));
+    assert_eq!(
+        lenient.warning_codes(),
+        [
+            "null_replaced_by_default:case_sensitive",
+            "null_replaced_by_default:max_results"
+        ]
+    );
+}

@@ -54,10 +54,7 @@ fn every_root_item_is_shown_to_users() {
     }
     let names = root_reexports();
     assert!(names.len() > 20, "the root re-exports were not found: {names:?}");
-    let unshown: Vec<&String> = names
-        .iter()
-        .filter(|name| !word_in(&shown, name))
-        .collect();
+    let unshown: Vec<&String> = names.iter().filter(|name| !word_in(&shown, name)).collect();
     assert!(
         unshown.is_empty(),
         "public items no README section or example uses (show them, or make them private): {unshown:?}"

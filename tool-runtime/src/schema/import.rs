@@ -312,7 +312,6 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
