@@ -301,3 +301,37 @@ fn a_recursive_parameter_type_is_an_error_at_registration() {
     assert!(err.to_string().contains("contains itself"), "{err}");
     assert!(registry.is_empty());
 }
+
+/// How urgent a task is.
+#[derive(serde::Deserialize, tool_runtime::ToolParam)]
+#[serde(rename_all = "lowercase")]
+enum Urgency {
+    /// Only when idle.
+    Low,
+    /// Before anything else.
+    High,
+}
+
+/// File a task.
+#[tool_runtime::tool]
+async fn file_task(
+    #[param(description = "How soon to do it")] urgency: Urgency,
+    #[param(description = "Later tasks")] later: Vec<Urgency>,
+) -> String {
+    let _ = (urgency, later);
+    String::new()
+}
+
+#[test]
+fn enum_values_keep_their_meaning_under_a_parameter_description() {
+    use tool_runtime::Tool;
+    let schema = FileTask.definition().input_schema();
+    assert_eq!(
+        schema["properties"]["urgency"]["description"],
+        "How soon to do it. low: Only when idle; high: Before anything else"
+    );
+    assert_eq!(
+        schema["properties"]["later"]["items"]["description"],
+        "How urgent a task is. low: Only when idle; high: Before anything else"
+    );
+}

@@ -26,10 +26,10 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
             cx.at(span, format!("{what} enums are not supported as tool parameters"));
         }
     }
-    let mut description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
+    let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
     let kind = match &input.data {
         syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut cx),
-        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut description, &mut cx),
+        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut cx),
         syn::Data::Union(u) => {
             cx.spanned(u.union_token, "a union cannot be a tool parameter");
             None
@@ -166,16 +166,10 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
     })
 }
 
-/// The expression of a unit-variant enum's shape. The variants' doc
-/// comments are added to `description` (the model cannot see them
-/// otherwise): see `variant_docs`.
-fn enum_kind(
-    rt: &syn::Path,
-    data: &syn::DataEnum,
-    container: &SerdeAttrs,
-    description: &mut Option<String>,
-    cx: &mut Ctxt,
-) -> Option<TokenStream> {
+/// The expression of a unit-variant enum's shape, with what its values
+/// mean from the variants' doc comments (the model cannot see them
+/// otherwise; shown after whatever description the shape ends up with).
+fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
     let mut values = Vec::new();
     let mut documented = Vec::new();
     for variant in &data.variants {
@@ -201,12 +195,15 @@ fn enum_kind(
         }
         values.push(wire);
     }
-    *description = variant_docs(description.take(), &documented);
+    let value_docs = match variant_docs(None, &documented) {
+        Some(docs) => quote!(::core::option::Option::Some(#docs)),
+        None => quote!(::core::option::Option::None),
+    };
     if data.variants.is_empty() {
         cx.at(Span::call_site(), "an enum without variants cannot be a tool parameter");
     }
     Some(quote! {
-        #rt::__private::enum_shape(&[#(#values),*])
+        #rt::__private::enum_shape(&[#(#values),*], #value_docs)
     })
 }
 

@@ -130,9 +130,13 @@ pub fn object_shape(fields: Vec<Field>, rejects_unknown: bool) -> Shape {
     }))
 }
 
-/// The shape of a derived unit-variant enum.
-pub fn enum_shape(values: &[&str]) -> Shape {
-    Shape::new(Kind::Enum(values.iter().map(|v| (*v).to_owned()).collect()))
+/// The shape of a derived unit-variant enum, with what its values mean.
+pub fn enum_shape(values: &[&str], value_docs: Option<&str>) -> Shape {
+    let shape = Shape::new(Kind::Enum(values.iter().map(|v| (*v).to_owned()).collect()));
+    match value_docs {
+        Some(docs) => shape.with_value_docs(docs),
+        None => shape,
+    }
 }
 
 /// MCP annotations, as `#[tool(...)]` writes them.

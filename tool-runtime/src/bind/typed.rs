@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::call::CallArguments;
-use crate::schema::{Constraints, Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape, ToolParam};
+use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape, ToolParam};
 
 /// Parses the arguments as sent with `visitor`: raw text must be one JSON
 /// object with nothing after it; a value must be an object. `None` sends the
@@ -239,12 +239,7 @@ impl<'de, 's, D: Deserializer<'de>> Deserializer<'de> for Checked<'s, D> {
 }
 
 /// The shape of what a `serde_json::Value` holds.
-static ANY_VALUE: Shape = Shape {
-    kind: Kind::Any,
-    nullable: true,
-    description: None,
-    constraints: Constraints::NONE,
-};
+static ANY_VALUE: Shape = Shape::ANY_NULLABLE;
 
 /// Checks what the wire holds against the shape, then hands it on.
 struct CheckedVisitor<'s, V> {

@@ -41,6 +41,11 @@ pub struct Shape {
     pub description: Option<String>,
     /// Bounds checked by the binder and emitted in the schema.
     pub constraints: Constraints,
+    /// What each value of an enum means (`low: only when idle; ...`), from
+    /// the variants' doc comments: added after the description, whichever
+    /// description the shape ends up with, since the model sees no other
+    /// trace of the variants' docs.
+    value_docs: Option<String>,
 }
 
 /// The kinds of value a tool parameter can take.
@@ -248,6 +253,15 @@ impl fmt::Debug for Pattern {
 }
 
 impl Shape {
+    /// Any JSON value, `null` included: what a `serde_json::Value` holds.
+    pub(crate) const ANY_NULLABLE: Shape = Shape {
+        kind: Kind::Any,
+        nullable: true,
+        description: None,
+        constraints: Constraints::NONE,
+        value_docs: None,
+    };
+
     /// A shape of this kind, not nullable, with no description or bounds.
     pub fn new(kind: Kind) -> Self {
         Shape {
@@ -255,6 +269,27 @@ impl Shape {
             nullable: false,
             description: None,
             constraints: Constraints::default(),
+            value_docs: None,
+        }
+    }
+
+    /// Sets what an enum's values mean, shown after the description.
+    pub fn with_value_docs(mut self, value_docs: impl Into<String>) -> Self {
+        self.value_docs = Some(value_docs.into());
+        self
+    }
+
+    /// The description as the model reads it: the shape's own, then what an
+    /// enum's values mean.
+    pub fn full_description(&self) -> Option<String> {
+        match (&self.description, &self.value_docs) {
+            (Some(own), Some(values)) => {
+                let own = own.trim_end();
+                let stop = if own.ends_with(['.', '!', '?', ':']) { "" } else { "." };
+                Some(format!("{own}{stop} {values}"))
+            }
+            (None, Some(values)) => Some(values.clone()),
+            (own, None) => own.clone(),
         }
     }
 
@@ -352,8 +387,8 @@ impl Shape {
 
     fn render(&self, direction: Direction) -> Value {
         let mut out = Map::new();
-        if let Some(d) = &self.description {
-            out.insert("description".into(), Value::String(d.clone()));
+        if let Some(d) = self.full_description() {
+            out.insert("description".into(), Value::String(d));
         }
         let ty = |name: &str| Value::String(name.into());
         match &self.kind {
