@@ -517,13 +517,53 @@ impl Walker {
     }
 }
 
-/// How many different values `items` holds.
+/// How many different values `items` holds, in O(n log n): each value is
+/// written as canonical JSON text (object keys sorted, so values equal as
+/// `Value`s give equal text whatever their key order), and the texts are
+/// sorted and counted once each.
 fn distinct(items: &[Value]) -> usize {
-    items
+    let mut texts: Vec<String> = items
         .iter()
-        .enumerate()
-        .filter(|(i, item)| !items[..*i].contains(item))
-        .count()
+        .map(|item| {
+            let mut text = String::new();
+            write_canonical(item, &mut text);
+            text
+        })
+        .collect();
+    texts.sort_unstable();
+    texts.dedup();
+    texts.len()
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{}:", Value::from(key.as_str()));
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        scalar => {
+            let _ = write!(out, "{scalar}");
+        }
+    }
 }
 
 /// Parses `s` when it holds JSON of the kind that starts with `open`
