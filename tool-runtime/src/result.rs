@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::codes::{CallError, ErrorCode, Warning};
 use crate::output::{Content, ToolOutput};
-use crate::text::closest_name;
+use crate::text::{clip, closest_name};
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,22 +136,32 @@ impl ToolResult {
         call_id: Option<String>,
         available: impl Iterator<Item = &'a str> + Clone,
     ) -> Self {
-        let mut text = format!("There is no tool named `{name}`.");
+        // The name is the model's: quoted cut, and searched for only when
+        // it could be a typo of a tool name (at most 64 characters).
+        let quoted = clip(name);
+        let mut text = format!("There is no tool named `{quoted}`.");
         if let Some(closest) = closest_name(name, available.clone()) {
             let _ = write!(text, " Did you mean `{closest}`?");
         }
-        let names: Vec<String> = available.map(|n| format!("`{n}`")).collect();
+        // At most LISTED_NAMES names, so the answer stays bounded however
+        // many tools are registered.
+        const LISTED_NAMES: usize = 100;
+        let total = available.clone().count();
+        let names: Vec<String> = available.take(LISTED_NAMES).map(|n| format!("`{n}`")).collect();
         if names.is_empty() {
             text.push_str(" No tools are available.");
+        } else if total > LISTED_NAMES {
+            let more = total - LISTED_NAMES;
+            let _ = write!(text, " The available tools are: {} and {more} more.", names.join(", "));
         } else {
             let _ = write!(text, " The available tools are: {}.", names.join(", "));
         }
         text.push_str(" Call one of them instead.");
-        let mut result = Self::failure(name, call_id, Outcome::UnknownTool, text);
+        let mut result = Self::failure(&quoted, call_id, Outcome::UnknownTool, text);
         result.errors = vec![CallError::new(
             ErrorCode::UnknownTool,
-            name,
-            format!("no tool is named `{name}`"),
+            quoted.as_ref(),
+            format!("no tool is named `{quoted}`"),
         )];
         result
     }
@@ -234,6 +244,20 @@ mod tests {
             note.contains("- string_literal_converted_to_integer:n: the string \"42\""),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_huge_unknown_name_is_cut_and_not_searched_for() {
+        let name = "x".repeat(10 << 20);
+        let names: Vec<String> = (0..200).map(|i| format!("tool_{i}")).collect();
+        let result = ToolResult::unknown_tool(&name, None, names.iter().map(String::as_str));
+        let text = result.text();
+        assert!(text.len() < 4000, "{} bytes", text.len());
+        assert!(text.ends_with("and 100 more. Call one of them instead."), "{text}");
+        assert!(text.contains("characters in all"), "{text}");
+        assert!(!text.contains("Did you mean"), "{text}");
+        assert!(result.tool.len() < 200 && result.errors[0].path.len() < 200);
+        assert!(result.errors[0].detail.len() < 200);
     }
 
     #[test]

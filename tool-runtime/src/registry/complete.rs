@@ -76,10 +76,11 @@ impl ToolRegistry {
     /// is in the completion.
     pub fn complete(&self, name: &str, arguments: impl Into<CallArguments>) -> Result<Completion, CallError> {
         let Some(tool) = self.get(name) else {
-            let names: Vec<&str> = self.names().collect();
+            let names: Vec<&str> = self.names().take(100).collect();
+            let name = crate::text::clip(name);
             return Err(CallError::new(
                 ErrorCode::UnknownTool,
-                name,
+                name.as_ref(),
                 format!("no tool is named `{name}`; the tools are {}", names.join(", ")),
             ));
         };
