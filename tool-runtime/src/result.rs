@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::bind::Report;
 use crate::codes::{CallError, ErrorCode, Warning};
 use crate::output::{Content, ToolOutput};
-use crate::text::{clip, closest_name};
+use crate::text::{clip, closest_name, truncate_with};
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +52,9 @@ pub struct ToolResult {
     /// Values the binder accepted after changing them. Logged at `warn` and
     /// not sent to the model unless the caller adds them.
     pub warnings: Vec<Warning>,
-    /// Why the tool did not run (argument problems, an unknown tool).
+    /// Why the tool did not run (argument problems, an unknown tool): the
+    /// first 100 problems met, however many there were (the text says how
+    /// many). `warnings` likewise holds at most 100.
     pub errors: Vec<CallError>,
 }
 
@@ -110,22 +113,18 @@ impl ToolResult {
         }
     }
 
-    /// Arguments refused: the text names the tool, lists every problem and
-    /// asks for a corrected call.
-    pub(crate) fn invalid_arguments(
-        tool: &str,
-        call_id: Option<String>,
-        errors: Vec<CallError>,
-        warnings: Vec<Warning>,
-    ) -> Self {
+    /// Arguments refused: the text names the tool, lists the problems (at
+    /// most [`LISTED_PROBLEMS`], then how many more) and asks for a
+    /// corrected call.
+    pub(crate) fn invalid_arguments(tool: &str, call_id: Option<String>, report: Report) -> Self {
         let mut result = Self::failure(
             tool,
             call_id,
             Outcome::InvalidArguments,
-            invalid_arguments_text(tool, &errors),
+            invalid_arguments_text(tool, &report),
         );
-        result.errors = errors;
-        result.warnings = warnings;
+        result.errors = report.errors;
+        result.warnings = report.warnings;
         result
     }
 
@@ -199,17 +198,34 @@ impl ToolResult {
     }
 }
 
-/// The text a model reads when its arguments were refused.
-pub(crate) fn invalid_arguments_text(tool: &str, errors: &[CallError]) -> String {
-    let count = match errors.len() {
+/// The most problems the text of a refused call lists.
+pub(crate) const LISTED_PROBLEMS: usize = 20;
+/// The most bytes of one listed problem.
+const LINE_BYTES: usize = 320;
+/// The most bytes of the text of a refused call (SPEC section 11).
+pub(crate) const REFUSAL_TEXT_BYTES: usize = 8 * 1024;
+
+/// The text a model reads when its arguments were refused: at most
+/// [`LISTED_PROBLEMS`] problems, each line cut to [`LINE_BYTES`], the
+/// whole at most [`REFUSAL_TEXT_BYTES`].
+pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
+    let total = report.error_count();
+    let count = match total {
         1 => "1 problem".to_owned(),
         n => format!("{n} problems"),
     };
     let mut text = format!("The tool `{tool}` was not run: its arguments have {count}.\n");
-    for error in errors {
-        let _ = writeln!(text, "- {error}");
+    for error in report.errors.iter().take(LISTED_PROBLEMS) {
+        let mut line = format!("- {error}");
+        truncate_with(&mut line, LINE_BYTES, |_| "...".to_owned());
+        text.push_str(&line);
+        text.push('\n');
+    }
+    if total > LISTED_PROBLEMS {
+        let _ = writeln!(text, "- and {} more problems.", total - LISTED_PROBLEMS);
     }
     let _ = write!(text, "Correct the arguments and call `{tool}` again.");
+    truncate_with(&mut text, REFUSAL_TEXT_BYTES, |_| "...".to_owned());
     text
 }
 

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::schema::{Kind, Shape};
+use crate::text::QUOTE_CHARS;
 
 /// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
 /// `one of "read", "write"`, `a list of strings`.
@@ -113,10 +114,15 @@ pub(crate) fn describe_value(value: &Value) -> String {
     }
 }
 
+/// `the string "abc"`; a string past 64 characters is quoted cut, with a
+/// marker saying how long it was.
 pub(crate) fn describe_str(s: &str) -> String {
-    const LIMIT: usize = 40;
-    match s.char_indices().nth(LIMIT) {
-        Some((cut, _)) => format!("the string {:?}...", &s[..cut]),
+    match s.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => format!(
+            "the string {:?}...(cut, {} characters in all)",
+            &s[..cut],
+            s.chars().count()
+        ),
         None => format!("the string {s:?}"),
     }
 }

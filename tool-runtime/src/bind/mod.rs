@@ -34,6 +34,7 @@ pub use typed::{ParamSeed, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
+use crate::text::clip;
 
 /// How forgiving the binder is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,13 +46,44 @@ pub enum BindMode {
     Strict,
 }
 
-/// What binding found: the warnings and the errors, in the order met.
+/// The most warnings, and the most errors, one binding records in detail;
+/// past it they are only counted, so a huge argument with one mistake
+/// repeated costs no more memory than a small one (SPEC section 11).
+pub(crate) const MAX_RECORDED_PROBLEMS: usize = 100;
+
+/// What binding found: the warnings and the errors, in the order met, each
+/// list holding at most [`MAX_RECORDED_PROBLEMS`], with the count of those
+/// left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Report {
     /// Values accepted after a change.
     pub(crate) warnings: Vec<Warning>,
     /// Values that kept the tool from running.
     pub(crate) errors: Vec<CallError>,
+    /// Warnings met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
+    pub(crate) omitted_warnings: usize,
+    /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
+    pub(crate) omitted_errors: usize,
+}
+
+impl Report {
+    /// A report of one problem of the whole call.
+    pub(crate) fn error(error: CallError) -> Self {
+        Report {
+            errors: vec![error],
+            ..Report::default()
+        }
+    }
+
+    /// Errors met, recorded or not.
+    pub(crate) fn error_count(&self) -> usize {
+        self.errors.len() + self.omitted_errors
+    }
+
+    /// There is an error: the tool may not run.
+    pub(crate) fn refused(&self) -> bool {
+        self.error_count() > 0
+    }
 }
 
 /// Checks and coerces `arguments` against a tool's parameters, in place.
@@ -113,11 +145,25 @@ impl Walker {
         self.path.truncate(mark);
     }
 
+    /// Enters a key the model chose (an unknown key, a map's key): the path
+    /// quotes it cut to 64 characters.
+    fn enter_sent_key(&mut self, key: &str) -> usize {
+        self.enter_key(&clip(key))
+    }
+
     fn warn(&mut self, code: WarningCode, detail: String) {
+        if self.report.warnings.len() >= MAX_RECORDED_PROBLEMS {
+            self.report.omitted_warnings += 1;
+            return;
+        }
         self.report.warnings.push(Warning::new(code, self.path.clone(), detail));
     }
 
     fn error(&mut self, code: ErrorCode, detail: String) {
+        if self.report.errors.len() >= MAX_RECORDED_PROBLEMS {
+            self.report.omitted_errors += 1;
+            return;
+        }
         self.report.errors.push(CallError::new(code, self.path.clone(), detail));
     }
 
@@ -174,7 +220,7 @@ impl Walker {
             map.insert(name.to_owned(), value);
             self.warn(
                 WarningCode::ParameterNameNormalized,
-                format!("the key `{alias}` was read as the parameter `{name}`"),
+                format!("the key `{}` was read as the parameter `{name}`", clip(&alias)),
             );
         }
     }
@@ -216,8 +262,8 @@ impl Walker {
             names.join(", ")
         };
         for key in unknown {
-            let mark = self.enter_key(&key);
-            let detail = format!("`{key}` is not a parameter here; the parameters are {names}");
+            let mark = self.enter_sent_key(&key);
+            let detail = format!("`{}` is not a parameter here; the parameters are {names}", clip(&key));
             if self.lenient() {
                 self.warn(WarningCode::UnknownParameter, format!("{detail}; it was ignored"));
             } else {
@@ -250,7 +296,7 @@ impl Walker {
                     && let Value::Object(map) = value
                 {
                     for (key, item) in map.iter_mut() {
-                        let mark = self.enter_key(key);
+                        let mark = self.enter_sent_key(key);
                         self.value(values, item);
                         self.leave(mark);
                     }

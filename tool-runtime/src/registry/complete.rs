@@ -86,7 +86,7 @@ impl ToolRegistry {
         };
         let definition = tool.definition();
         let mut map = self.argument_object(arguments.into())?;
-        let Report { warnings, errors } = bind::normalize(
+        let Report { warnings, errors, .. } = bind::normalize(
             definition.params(),
             &mut map,
             self.mode_for(definition),

@@ -17,9 +17,9 @@ use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
 
 use super::ToolRegistry;
-use crate::bind::{self, BoundArguments};
+use crate::bind::{self, BoundArguments, Report};
 use crate::call::{CallArguments, ToolCall};
-use crate::codes::{CallError, Warning};
+use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
 use crate::output::ToolOutput;
 use crate::result::{Outcome, ToolResult};
@@ -66,7 +66,7 @@ impl ToolRegistry {
         if let CallArguments::Text(text) = &arguments
             && let Err(e) = self.check_size(text)
         {
-            return ToolResult::invalid_arguments(&name, id, vec![e], Vec::new());
+            return ToolResult::invalid_arguments(&name, id, Report::error(e));
         }
         // The call's own signal, raised on time-out or when the caller's is:
         // the caller's signal is only ever read, so one call timing out never
@@ -88,9 +88,7 @@ impl ToolRegistry {
             Some(future) => (future, Vec::new()),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
-                Err(Failure::Arguments(errors, warnings)) => {
-                    return ToolResult::invalid_arguments(&name, id, errors, warnings);
-                }
+                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(&name, id, report),
                 Err(Failure::Panic(panic)) => return panicked(&name, id, &*panic),
             },
         };
@@ -113,7 +111,7 @@ impl ToolRegistry {
         let definition = tool.definition();
         let mut map = self
             .argument_object(arguments)
-            .map_err(|e| Failure::Arguments(vec![e], Vec::new()))?;
+            .map_err(|e| Failure::Arguments(Report::error(e)))?;
         let report = bind::normalize(
             definition.params(),
             &mut map,
@@ -123,12 +121,12 @@ impl ToolRegistry {
         for warning in &report.warnings {
             tracing::warn!(tool = %definition.name(), warning = %warning, detail = %warning.detail, "tool argument coerced");
         }
-        if !report.errors.is_empty() {
-            return Err(Failure::Arguments(report.errors, report.warnings));
+        if report.refused() {
+            return Err(Failure::Arguments(report));
         }
         match catch(|| tool.invoke(BoundArguments::new(map), scope)) {
             Ok(Ok(future)) => Ok((future, report.warnings)),
-            Ok(Err(errors)) => Err(Failure::Arguments(errors, report.warnings)),
+            Ok(Err(errors)) => Err(Failure::Arguments(Report { errors, ..report })),
             Err(panic) => Err(Failure::Panic(panic)),
         }
     }
@@ -228,7 +226,7 @@ enum Waited {
 }
 
 enum Failure {
-    Arguments(Vec<CallError>, Vec<Warning>),
+    Arguments(Report),
     Panic(Box<dyn Any + Send>),
 }
 

@@ -1,0 +1,110 @@
+//! Every answer is bounded, whatever the model sent (SPEC section 11), and
+//! the wrong behaviours the hostile-input review found stay fixed.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use tool_runtime::{Outcome, ToolRegistry, tool};
+
+/// Sum a list of integers.
+#[tool]
+async fn sum(#[param(description = "The integers to add")] values: Vec<i64>) -> i64 {
+    values.iter().sum()
+}
+
+/// Look up a note by its id.
+#[tool]
+async fn note(#[param(description = "The note's id")] id: u32) -> String {
+    format!("note {id}")
+}
+
+fn registry() -> ToolRegistry {
+    let mut registry = ToolRegistry::new();
+    registry.register(Sum).unwrap().register(Note).unwrap();
+    registry
+}
+
+/// A JSON array of `n` copies of `item`, as text.
+fn repeated(item: &str, n: usize) -> String {
+    let mut text = String::from("[");
+    for i in 0..n {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(item);
+    }
+    text.push(']');
+    text
+}
+
+#[tokio::test]
+async fn a_1_mib_argument_with_one_bad_element_repeated_gives_a_bounded_refusal() {
+    let registry = registry();
+    // 349,518 elements `[]`: each is a `type_mismatch`.
+    let arguments = format!(r#"{{"values": {}}}"#, repeated("[]", 349_518));
+    assert!(arguments.len() <= 1 << 20);
+    let result = registry.call("sum", arguments).await;
+    assert_eq!(result.outcome(), Outcome::InvalidArguments);
+    let text = result.text();
+    assert!(text.len() <= 8 * 1024, "{} bytes", text.len());
+    assert!(text.contains("its arguments have 349518 problems"), "{text}");
+    assert!(text.contains("- and 349498 more problems."), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("- type_mismatch:values["))
+            .count(),
+        20
+    );
+    assert!(text.ends_with("Correct the arguments and call `sum` again."), "{text}");
+    // The errors kept on the result are bounded too.
+    assert_eq!(result.errors.len(), 100);
+    assert!(result.warnings.len() <= 100);
+}
+
+#[tokio::test]
+async fn unknown_keys_in_strict_mode_give_a_bounded_refusal() {
+    let registry = registry().strict();
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("id".into(), json!(1));
+    for i in 0..96_333 {
+        arguments.insert(format!("k{i}"), json!(0));
+    }
+    let result = registry.call("note", Value::Object(arguments)).await;
+    let text = result.text();
+    assert!(text.len() <= 8 * 1024, "{} bytes", text.len());
+    assert!(text.contains("96333 problems"), "{text}");
+    assert_eq!(result.errors.len(), 100);
+}
+
+#[tokio::test]
+async fn a_1_mib_key_sent_twice_is_quoted_cut() {
+    let registry = registry().strict();
+    let key = "k".repeat(1 << 20);
+    let arguments = json!({ "id": 1, key.clone(): 1, format!("{key}2"): 2 });
+    let result = registry.call("note", arguments).await;
+    let text = result.text();
+    assert!(text.len() <= 8 * 1024, "{} bytes", text.len());
+    assert!(text.contains("characters in all"), "{text}");
+    for error in &result.errors {
+        assert!(error.path.len() < 200 && error.detail.len() < 1000, "{error:?}");
+    }
+    // A value is cut the same way.
+    let value = "v".repeat(1 << 20);
+    let result = registry.call("note", json!({ "id": value })).await;
+    assert!(result.text().len() < 1000, "{}", result.text());
+}
+
+#[tokio::test]
+async fn a_map_with_huge_keys_is_cut_in_paths() {
+    /// Count the entries of a map of integers.
+    #[tool]
+    async fn count(#[param(description = "The entries")] entries: BTreeMap<String, u8>) -> usize {
+        entries.len()
+    }
+    let mut registry = ToolRegistry::new();
+    registry.register(Count).unwrap();
+    let key = "k".repeat(1 << 20);
+    let result = registry.call("count", json!({ "entries": { key: "many" } })).await;
+    assert!(result.text().len() < 1000, "{}", result.text());
+    assert!(result.errors[0].path.len() < 200);
+}
