@@ -466,7 +466,9 @@ fn warnings_are_logged_at_warn_and_not_sent_to_the_model() {
         .filter(|(l, _)| *l == tracing::Level::WARN)
         .map(|(_, f)| f)
         .collect();
-    assert_eq!(warned.len(), 3, "{events:?}");
+    // One event for the call, counting its three warnings (SPEC section 11).
+    assert_eq!(warned.len(), 1, "{events:?}");
+    assert!(warned[0].contains("warnings=3"), "{warned:?}");
     assert!(
         warned.iter().any(|f| f.contains("scalar_converted_to_string:pattern")),
         "{warned:?}"
@@ -482,6 +484,28 @@ fn warnings_are_logged_at_warn_and_not_sent_to_the_model() {
             .text()
             .contains("scalar_converted_to_string:pattern")
     );
+}
+
+#[test]
+fn a_1_mib_lenient_call_logs_one_warn_event() {
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("pattern".into(), json!("*.rs"));
+    for i in 0..96_333 {
+        arguments.insert(format!("k{i}"), json!(0));
+    }
+    let recorder = std::sync::Arc::new(Recorder::default());
+    let result = tracing::subscriber::with_default(recorder.clone(), || {
+        block_on(registry().call("probe", serde_json::Value::Object(arguments)))
+    });
+    assert!(!result.is_error, "{}", result.text());
+    let events = recorder.0.lock().unwrap();
+    let warned: Vec<&String> = events
+        .iter()
+        .filter(|(l, _)| *l == tracing::Level::WARN)
+        .map(|(_, f)| f)
+        .collect();
+    assert_eq!(warned.len(), 1, "{} events", events.len());
+    assert!(warned[0].contains("warnings=96333"), "{}", warned[0]);
 }
 
 /// Tools with the types where a typed parse and the binder could differ.

@@ -75,6 +75,11 @@ impl Report {
         }
     }
 
+    /// Warnings met, recorded or not.
+    pub(crate) fn warning_count(&self) -> usize {
+        self.warnings.len() + self.omitted_warnings
+    }
+
     /// Errors met, recorded or not.
     pub(crate) fn error_count(&self) -> usize {
         self.errors.len() + self.omitted_errors

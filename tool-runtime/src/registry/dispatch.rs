@@ -118,8 +118,10 @@ impl ToolRegistry {
             self.mode_for(definition),
             self.settings.null_is_absent,
         );
-        for warning in &report.warnings {
-            tracing::warn!(tool = %definition.name(), warning = %warning, detail = %warning.detail, "tool argument coerced");
+        // One event per call, however many values were coerced.
+        if let Some(first) = report.warnings.first() {
+            let count = report.warning_count();
+            tracing::warn!(tool = %definition.name(), warnings = count, first = %first, "tool arguments coerced");
         }
         if report.refused() {
             return Err(Failure::Arguments(report));
