@@ -78,7 +78,7 @@ async fn unknown_keys_in_strict_mode_give_a_bounded_refusal() {
 
 #[tokio::test]
 async fn a_1_mib_key_sent_twice_is_quoted_cut() {
-    let registry = registry().strict();
+    let registry = registry().strict().with_max_argument_bytes(8 << 20);
     let key = "k".repeat(1 << 20);
     let arguments = json!({ "id": 1, key.clone(): 1, format!("{key}2"): 2 });
     let result = registry.call("note", arguments).await;
@@ -107,4 +107,33 @@ async fn a_map_with_huge_keys_is_cut_in_paths() {
     let result = registry.call("count", json!({ "entries": { key: "many" } })).await;
     assert!(result.text().len() < 1000, "{}", result.text());
     assert!(result.errors[0].path.len() < 200);
+}
+
+#[tokio::test]
+async fn the_size_limit_applies_to_parsed_values_too() {
+    let registry = registry();
+    // A parsed object past 1 MiB.
+    let values: Vec<i64> = (0..300_000).collect();
+    let result = registry.call("sum", json!({ "values": values })).await;
+    assert_eq!(result.error_codes(), ["arguments_too_large"]);
+    // Raw text held in a JSON string.
+    let text = format!(r#"{{"values": {}}}"#, repeated("1", 600_000));
+    assert!(text.len() > 1 << 20);
+    let result = registry.call("sum", Value::String(text)).await;
+    assert_eq!(result.error_codes(), ["arguments_too_large"]);
+    // Within the limit, and under a smaller one, measured alike.
+    let small = json!({ "values": (0..1000).collect::<Vec<i64>>() });
+    assert!(!registry.call("sum", small.clone()).await.is_error);
+    let exact = small.to_string().len();
+    let tight = self::registry().with_max_argument_bytes(exact);
+    assert!(!tight.call("sum", small.clone()).await.is_error);
+    let tighter = self::registry().with_max_argument_bytes(exact - 1);
+    assert_eq!(
+        tighter.call("sum", small.clone()).await.error_codes(),
+        ["arguments_too_large"]
+    );
+    assert_eq!(
+        tighter.complete("sum", small).unwrap_err().code,
+        tool_runtime::ErrorCode::ArgumentsTooLarge
+    );
 }

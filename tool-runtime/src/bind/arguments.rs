@@ -37,3 +37,52 @@ pub fn parse_raw_arguments(raw: &str) -> Result<Map<String, Value>, CallError> {
         )),
     }
 }
+
+/// Whether `value` written as JSON text would be longer than `limit`
+/// bytes, estimated without writing it: strings, keys and punctuation are
+/// counted exactly, numbers by their digits. The walk stops as soon as the
+/// count passes `limit`, so it costs at most about `limit` steps, and it
+/// keeps its own stack, so no nesting overflows it.
+pub(crate) fn json_size_exceeds(value: &Value, limit: usize) -> bool {
+    let mut size = 0usize;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        size += match value {
+            Value::Null | Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::Number(n) => number_len(n),
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                pending.extend(items);
+                2 + items.len().saturating_sub(1)
+            }
+            Value::Object(map) => {
+                let mut keys = 2 + map.len().saturating_sub(1);
+                for (key, item) in map {
+                    keys += key.len() + 3;
+                    pending.push(item);
+                    if size + keys > limit {
+                        break;
+                    }
+                }
+                keys
+            }
+        };
+        if size > limit {
+            return true;
+        }
+    }
+    false
+}
+
+/// The length of a number written as JSON, counted by its digits (floats
+/// as at most 24 characters).
+fn number_len(n: &serde_json::Number) -> usize {
+    if let Some(u) = n.as_u64() {
+        u.checked_ilog10().unwrap_or(0) as usize + 1
+    } else if let Some(i) = n.as_i64() {
+        i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 2
+    } else {
+        24
+    }
+}

@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-pub(crate) use arguments::{arguments_object, parse_raw_arguments};
+pub(crate) use arguments::{arguments_object, json_size_exceeds, parse_raw_arguments};
 pub use bound::BoundArguments;
 pub(crate) use describe::{describe_str, describe_value, expected};
 pub(crate) use typed::parse_arguments;

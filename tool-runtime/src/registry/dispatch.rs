@@ -63,9 +63,7 @@ impl ToolRegistry {
             return ToolResult::unknown_tool(&name, id, self.names());
         };
         let definition = tool.definition();
-        if let CallArguments::Text(text) = &arguments
-            && let Err(e) = self.check_size(text)
-        {
+        if let Err(e) = self.check_size(&arguments) {
             return ToolResult::invalid_arguments(&name, id, Report::error(e));
         }
         // The call's own signal, raised on time-out or when the caller's is:

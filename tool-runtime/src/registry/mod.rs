@@ -175,7 +175,9 @@ impl ToolRegistry {
         self
     }
 
-    /// Refuses raw argument text longer than `bytes` (`arguments_too_large`).
+    /// Refuses arguments longer than `bytes` (`arguments_too_large`): raw
+    /// text by its length, an already parsed `serde_json::Value` by the
+    /// length of its JSON text. The default is 1 MiB.
     pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
         self.settings.max_argument_bytes = bytes;
         self
@@ -301,26 +303,28 @@ impl ToolRegistry {
 
     /// Parses call arguments into an object, within the size limit.
     pub(crate) fn argument_object(&self, arguments: CallArguments) -> Result<Map<String, Value>, CallError> {
+        self.check_size(&arguments)?;
         match arguments {
             CallArguments::Json(value) => bind::arguments_object(value),
-            CallArguments::Text(text) => {
-                self.check_size(&text)?;
-                bind::parse_raw_arguments(&text)
-            }
+            CallArguments::Text(text) => bind::parse_raw_arguments(&text),
         }
     }
 
-    /// Refuses raw argument text over the size limit.
-    pub(crate) fn check_size(&self, text: &str) -> Result<(), CallError> {
+    /// Refuses arguments over the size limit: raw text by its length, a
+    /// parsed value by the length of its JSON text (estimated, and only
+    /// up to the limit).
+    pub(crate) fn check_size(&self, arguments: &CallArguments) -> Result<(), CallError> {
         let limit = self.settings.max_argument_bytes;
-        if text.len() > limit {
-            return Err(CallError::new(
-                ErrorCode::ArgumentsTooLarge,
-                "",
-                format!("the arguments are {} bytes long; the limit is {limit}", text.len()),
-            ));
-        }
-        Ok(())
+        let detail = match arguments {
+            CallArguments::Text(text) if text.len() > limit => {
+                format!("the arguments are {} bytes long; the limit is {limit}", text.len())
+            }
+            CallArguments::Json(value) if bind::json_size_exceeds(value, limit) => {
+                format!("the arguments are more than {limit} bytes long as JSON; the limit is {limit}")
+            }
+            _ => return Ok(()),
+        };
+        Err(CallError::new(ErrorCode::ArgumentsTooLarge, "", detail))
     }
 }
 
