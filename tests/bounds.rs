@@ -137,3 +137,45 @@ async fn the_size_limit_applies_to_parsed_values_too() {
         tool_runtime::ErrorCode::ArgumentsTooLarge
     );
 }
+
+/// Answer with `bytes` bytes of text, fail with them, or panic with them.
+#[tool]
+async fn talk(
+    #[param(description = "How many bytes")] bytes: usize,
+    #[param(description = "ok, err or panic")] how: String,
+) -> Result<String, tool_runtime::ToolError> {
+    let text = "x".repeat(bytes);
+    match how.as_str() {
+        "ok" => Ok(text),
+        "err" => Err(tool_runtime::ToolError::new(text)),
+        _ => panic!("{text}"),
+    }
+}
+
+#[tokio::test]
+async fn output_error_and_panic_text_is_cut_at_the_output_limit() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Talk).unwrap();
+    for how in ["ok", "err", "panic"] {
+        let result = registry.call("talk", json!({"bytes": 10 << 20, "how": how})).await;
+        let text = result.text();
+        assert!(text.len() < 100 * 1024 + 100, "{how}: {} bytes", text.len());
+        assert!(text.contains("more bytes left out]"), "{how}");
+    }
+    let small = registry.call("talk", json!({"bytes": 1000, "how": "ok"})).await;
+    assert_eq!(small.text().len(), 1000);
+    let registry = {
+        let mut r = ToolRegistry::new().with_max_output_bytes(Some(10));
+        r.register(Talk).unwrap();
+        r
+    };
+    let result = registry.call("talk", json!({"bytes": 25, "how": "ok"})).await;
+    assert_eq!(result.text(), "xxxxxxxxxx\n[output cut here: 15 more bytes left out]");
+    let registry = {
+        let mut r = ToolRegistry::new().with_max_output_bytes(None);
+        r.register(Talk).unwrap();
+        r
+    };
+    let result = registry.call("talk", json!({"bytes": 200 * 1024, "how": "ok"})).await;
+    assert_eq!(result.text().len(), 200 * 1024);
+}

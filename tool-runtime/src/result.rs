@@ -181,6 +181,26 @@ impl ToolResult {
         self
     }
 
+    /// Cuts the text blocks so that together they hold at most `max` bytes,
+    /// with a marker saying how many bytes were left out. Other blocks and
+    /// the structured content are kept as they are.
+    pub(crate) fn with_text_cut(mut self, max: usize) -> Self {
+        let mut left = max;
+        for block in &mut self.content {
+            if let Content::Text { text } = block {
+                if text.len() <= left {
+                    left -= text.len();
+                } else {
+                    truncate_with(text, left, |cut| {
+                        format!("\n[output cut here: {cut} more bytes left out]")
+                    });
+                    left = 0;
+                }
+            }
+        }
+        self
+    }
+
     /// The text blocks joined by newlines.
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self.content.iter().filter_map(Content::as_text).collect();
@@ -274,6 +294,16 @@ mod tests {
         assert!(!text.contains("Did you mean"), "{text}");
         assert!(result.tool.len() < 200 && result.errors[0].path.len() < 200);
         assert!(result.errors[0].detail.len() < 200);
+    }
+
+    #[test]
+    fn text_is_cut_with_a_marker_saying_how_much_was_left_out() {
+        let result = ToolResult::new("t", None, ToolOutput::text("é".repeat(100)));
+        let cut = result.clone().with_text_cut(101);
+        let text = cut.text();
+        assert!(text.starts_with(&"é".repeat(50)), "{text}");
+        assert!(text.ends_with("[output cut here: 100 more bytes left out]"), "{text}");
+        assert_eq!(result.clone().with_text_cut(200), result);
     }
 
     #[test]

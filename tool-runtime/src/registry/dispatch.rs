@@ -33,18 +33,26 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub async fn call(&self, name: &str, arguments: impl Into<CallArguments>) -> ToolResult {
-        self.run(ToolCall::new(name, arguments), None).await
+        self.bounded(self.run(ToolCall::new(name, arguments), None).await)
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        self.run(call, None).await
+        self.bounded(self.run(call, None).await)
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        self.run(call, Some(cancellation)).await
+        self.bounded(self.run(call, Some(cancellation)).await)
+    }
+
+    /// Cuts the text of a result to the registry's output limit.
+    fn bounded(&self, result: ToolResult) -> ToolResult {
+        match self.settings.max_output_bytes {
+            Some(max) => result.with_text_cut(max),
+            None => result,
+        }
     }
 
     /// Runs the calls of one model message concurrently, at most the

@@ -21,6 +21,10 @@ use crate::format::{self, Format, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
 use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
 
+/// The most bytes of text a call answers with unless
+/// [`ToolRegistry::with_max_output_bytes`] says otherwise: 100 KiB.
+pub(crate) const DEFAULT_MAX_OUTPUT_BYTES: usize = 100 * 1024;
+
 /// The tools an application offers a model, and the settings their calls
 /// run with.
 ///
@@ -76,6 +80,7 @@ pub(crate) struct Settings {
     pub(crate) timeout: Option<Duration>,
     pub(crate) concurrency: usize,
     pub(crate) max_argument_bytes: usize,
+    pub(crate) max_output_bytes: Option<usize>,
     pub(crate) fast_path: bool,
     pub(crate) null_is_absent: bool,
 }
@@ -132,7 +137,7 @@ impl Default for ToolRegistry {
 
 impl ToolRegistry {
     /// An empty registry: lenient binding, a 60 s timeout per call, 8
-    /// concurrent calls, argument text up to 1 MiB.
+    /// concurrent calls, arguments up to 1 MiB, output text up to 100 KiB.
     pub fn new() -> Self {
         ToolRegistry {
             entries: Vec::new(),
@@ -143,6 +148,7 @@ impl ToolRegistry {
                 timeout: Some(Duration::from_secs(60)),
                 concurrency: 8,
                 max_argument_bytes: 1 << 20,
+                max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
                 fast_path: true,
                 null_is_absent: false,
             },
@@ -180,6 +186,16 @@ impl ToolRegistry {
     /// length of its JSON text. The default is 1 MiB.
     pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
         self.settings.max_argument_bytes = bytes;
+        self
+    }
+
+    /// Cuts the text a call answers with (a tool's output, its `Err`
+    /// message, a panic message) to at most `bytes`, with a marker saying
+    /// how much was left out; `None` never cuts. On by default at 100 KiB,
+    /// sized for a model's context. The structured content of a result is
+    /// not cut.
+    pub fn with_max_output_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.settings.max_output_bytes = bytes;
         self
     }
 
