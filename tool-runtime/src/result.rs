@@ -167,10 +167,12 @@ impl ToolResult {
 
     /// Shows the binder's warnings to the model: appends a text block that
     /// lists what was changed, so it can send exact values next time. A
-    /// result without warnings is returned unchanged. (By default warnings
-    /// are only on the result and in the `tracing` log.)
+    /// result without warnings is returned unchanged, and so is a refused
+    /// call (its arguments were not accepted; its text already says what
+    /// to correct). (By default warnings are only on the result and in the
+    /// `tracing` log.)
     pub fn with_warnings_shown(mut self) -> Self {
-        if !self.warnings.is_empty() {
+        if !self.warnings.is_empty() && self.outcome() != Outcome::InvalidArguments {
             let mut text = format!("Note: the arguments of `{}` were accepted after changes:\n", self.tool);
             for warning in &self.warnings {
                 let _ = writeln!(text, "- {warning}");
@@ -304,6 +306,19 @@ mod tests {
         assert!(text.starts_with(&"é".repeat(50)), "{text}");
         assert!(text.ends_with("[output cut here: 100 more bytes left out]"), "{text}");
         assert_eq!(result.clone().with_text_cut(200), result);
+    }
+
+    #[test]
+    fn a_refused_call_never_says_its_arguments_were_accepted() {
+        let report = Report {
+            errors: vec![CallError::new(ErrorCode::OutOfRange, "page", "expected at most 10")],
+            warnings: vec![Warning::new(crate::WarningCode::UnknownParameter, "x", "ignored")],
+            ..Report::default()
+        };
+        let refused = ToolResult::invalid_arguments("t", None, report);
+        let shown = refused.clone().with_warnings_shown();
+        assert_eq!(shown, refused);
+        assert!(!shown.text().contains("accepted after changes"), "{}", shown.text());
     }
 
     #[test]
