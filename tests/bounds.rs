@@ -179,3 +179,21 @@ async fn output_error_and_panic_text_is_cut_at_the_output_limit() {
     let result = registry.call("talk", json!({"bytes": 200 * 1024, "how": "ok"})).await;
     assert_eq!(result.text().len(), 200 * 1024);
 }
+
+#[tokio::test]
+async fn a_refused_call_lists_the_ignored_keys_with_the_closest_parameter() {
+    let result = registry().call("note", json!({"noteId": 5})).await;
+    assert_eq!(result.error_codes(), ["missing_required:id"]);
+    let text = result.text();
+    assert!(text.contains("These keys were ignored"), "{text}");
+    assert!(text.contains("unknown_parameter:noteId"), "{text}");
+    assert!(text.contains("did you mean `id`?"), "{text}");
+    assert!(text.ends_with("Correct the arguments and call `note` again."), "{text}");
+    // Strict mode lists the key among the problems, with the same hint.
+    let result = registry().strict().call("note", json!({"noteId": 5})).await;
+    assert_eq!(
+        result.error_codes(),
+        ["missing_required:id", "unknown_parameter:noteId"]
+    );
+    assert!(result.text().contains("did you mean `id`?"), "{}", result.text());
+}

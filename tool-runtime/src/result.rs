@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::bind::Report;
-use crate::codes::{CallError, ErrorCode, Warning};
+use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::output::{Content, ToolOutput};
 use crate::text::{clip, closest_name, truncate_with};
 
@@ -222,15 +222,25 @@ impl ToolResult {
 
 /// The most problems the text of a refused call lists.
 pub(crate) const LISTED_PROBLEMS: usize = 20;
-/// The most bytes of one listed problem.
-const LINE_BYTES: usize = 320;
+/// The most ignored keys the text of a refused call lists.
+const LISTED_IGNORED_KEYS: usize = 10;
+/// The most bytes of one listed problem or key.
+const LINE_BYTES: usize = 240;
 /// The most bytes of the text of a refused call (SPEC section 11).
 pub(crate) const REFUSAL_TEXT_BYTES: usize = 8 * 1024;
 
 /// The text a model reads when its arguments were refused: at most
-/// [`LISTED_PROBLEMS`] problems, each line cut to [`LINE_BYTES`], the
-/// whole at most [`REFUSAL_TEXT_BYTES`].
+/// [`LISTED_PROBLEMS`] problems, then the keys that were ignored (at most
+/// [`LISTED_IGNORED_KEYS`], each with the closest parameter name, since a
+/// misspelt key is usually why a parameter is missing), each line cut to
+/// [`LINE_BYTES`], the whole at most [`REFUSAL_TEXT_BYTES`].
 pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
+    let line = |text: &mut String, item: &dyn std::fmt::Display| {
+        let mut line = format!("- {item}");
+        truncate_with(&mut line, LINE_BYTES, |_| "...".to_owned());
+        text.push_str(&line);
+        text.push('\n');
+    };
     let total = report.error_count();
     let count = match total {
         1 => "1 problem".to_owned(),
@@ -238,16 +248,30 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
     };
     let mut text = format!("The tool `{tool}` was not run: its arguments have {count}.\n");
     for error in report.errors.iter().take(LISTED_PROBLEMS) {
-        let mut line = format!("- {error}");
-        truncate_with(&mut line, LINE_BYTES, |_| "...".to_owned());
-        text.push_str(&line);
-        text.push('\n');
+        line(&mut text, error);
     }
     if total > LISTED_PROBLEMS {
         let _ = writeln!(text, "- and {} more problems.", total - LISTED_PROBLEMS);
     }
-    let _ = write!(text, "Correct the arguments and call `{tool}` again.");
-    truncate_with(&mut text, REFUSAL_TEXT_BYTES, |_| "...".to_owned());
+    let ignored: Vec<&Warning> = report
+        .warnings
+        .iter()
+        .filter(|w| w.code == WarningCode::UnknownParameter)
+        .collect();
+    if !ignored.is_empty() {
+        text.push_str("These keys were ignored, as they are no parameters:\n");
+        for warning in ignored.iter().take(LISTED_IGNORED_KEYS) {
+            line(&mut text, warning);
+        }
+        if ignored.len() > LISTED_IGNORED_KEYS || report.omitted_warnings > 0 {
+            text.push_str("- and more.\n");
+        }
+    }
+    let closing = format!("Correct the arguments and call `{tool}` again.");
+    truncate_with(&mut text, REFUSAL_TEXT_BYTES - closing.len() - 4, |_| {
+        "...\n".to_owned()
+    });
+    text.push_str(&closing);
     text
 }
 
@@ -270,7 +294,7 @@ mod tests {
     fn warnings_are_shown_only_when_asked() {
         let mut result = ToolResult::new("t", None, ToolOutput::text("42"));
         result.warnings.push(Warning::new(
-            crate::WarningCode::StringConvertedToInteger,
+            WarningCode::StringConvertedToInteger,
             "n",
             "the string \"42\" was converted to the integer 42",
         ));
@@ -312,7 +336,7 @@ mod tests {
     fn a_refused_call_never_says_its_arguments_were_accepted() {
         let report = Report {
             errors: vec![CallError::new(ErrorCode::OutOfRange, "page", "expected at most 10")],
-            warnings: vec![Warning::new(crate::WarningCode::UnknownParameter, "x", "ignored")],
+            warnings: vec![Warning::new(WarningCode::UnknownParameter, "x", "ignored")],
             ..Report::default()
         };
         let refused = ToolResult::invalid_arguments("t", None, report);

@@ -47,7 +47,9 @@ pub(crate) fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a 
     let (best, distance) = candidates
         .map(|c| (c, edit_distance(&name.to_lowercase(), &c.to_lowercase())))
         .min_by_key(|&(_, d)| d)?;
-    (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best)).then_some(best)
+    let (lower, best_lower) = (name.to_lowercase(), best.to_lowercase());
+    (distance <= name.chars().count().max(3) / 2 || best_lower.contains(&lower) || lower.contains(&best_lower))
+        .then_some(best)
 }
 
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {

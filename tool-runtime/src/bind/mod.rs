@@ -34,7 +34,7 @@ pub use typed::{ParamSeed, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
-use crate::text::clip;
+use crate::text::{clip, closest_name};
 
 /// How forgiving the binder is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -268,7 +268,22 @@ impl Walker {
         };
         for key in unknown {
             let mark = self.enter_sent_key(&key);
-            let detail = format!("`{}` is not a parameter here; the parameters are {names}", clip(&key));
+            // The closest name is searched for only for a problem that is
+            // recorded, so thousands of unknown keys cost no search each.
+            let recorded = if self.lenient() {
+                self.report.warnings.len() < MAX_RECORDED_PROBLEMS
+            } else {
+                self.report.errors.len() < MAX_RECORDED_PROBLEMS
+            };
+            let closest = recorded
+                .then(|| closest_name(&key, object.fields.iter().map(|f| f.name.as_str())))
+                .flatten()
+                .map(|name| format!(" (did you mean `{name}`?)"))
+                .unwrap_or_default();
+            let detail = format!(
+                "`{}` is not a parameter here{closest}; the parameters are {names}",
+                clip(&key)
+            );
             if self.lenient() {
                 self.warn(WarningCode::UnknownParameter, format!("{detail}; it was ignored"));
             } else {
