@@ -197,3 +197,39 @@ async fn a_refused_call_lists_the_ignored_keys_with_the_closest_parameter() {
     );
     assert!(result.text().contains("did you mean `id`?"), "{}", result.text());
 }
+
+/// Show one page of results.
+#[tool]
+async fn page(
+    #[param(description = "The page", min = 1, max = 10)] page: u32,
+    #[param(description = "A label", max_length = 2)] label: Option<String>,
+    #[param(description = "A ratio", max = 1.0)] ratio: Option<f64>,
+) -> String {
+    format!("{page} {label:?} {ratio:?}")
+}
+
+#[tokio::test]
+async fn a_coercion_whose_result_is_refused_is_no_warning_and_completes_as_refused() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Page).unwrap();
+    let arguments = json!({"page": "500", "label": 12345, "ratio": "2.5"});
+    let result = registry.call("page", arguments.clone()).await;
+    assert_eq!(
+        result.error_codes(),
+        ["out_of_range:page", "out_of_range:label", "out_of_range:ratio"]
+    );
+    assert!(result.warnings.is_empty(), "{:?}", result.warning_codes());
+    let completion = registry.complete("page", arguments).unwrap();
+    assert!(completion.warnings.is_empty(), "{:?}", completion.warnings);
+    let sources: Vec<_> = completion.params.iter().map(|r| r.source).collect();
+    assert_eq!(sources, [tool_runtime::ValueSource::Refused; 3]);
+    assert_eq!(completion.params[0].value, Some(json!("500")));
+    assert!(completion.arguments.is_empty(), "{:?}", completion.arguments);
+    // Accepted coercions still warn and count as provided.
+    let completion = registry.complete("page", json!({"page": "5"})).unwrap();
+    assert_eq!(completion.params[0].source, tool_runtime::ValueSource::Provided);
+    assert_eq!(completion.warnings.len(), 1);
+    // A null for a required parameter is refused, not provided.
+    let completion = registry.complete("page", json!({"page": null})).unwrap();
+    assert_eq!(completion.params[0].source, tool_runtime::ValueSource::Refused);
+}

@@ -64,6 +64,9 @@ pub(crate) struct Report {
     pub(crate) omitted_warnings: usize,
     /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
     pub(crate) omitted_errors: usize,
+    /// The tool's parameters whose value was refused (at most one entry
+    /// per declared parameter).
+    pub(crate) refused: Vec<String>,
 }
 
 impl Report {
@@ -196,13 +199,21 @@ impl Walker {
                 }
                 Some(value) if value.is_null() => {
                     // A defaulted field's null is removed, so it no longer counts.
+                    let errors = self.report.error_count();
                     if !self.null_field(field.presence, &field.shape, &field.name, map) {
                         known += 1;
+                    }
+                    if top && self.report.error_count() > errors {
+                        self.report.refused.push(field.name.clone());
                     }
                 }
                 Some(value) => {
                     known += 1;
+                    let errors = self.report.error_count();
                     self.value(&field.shape, value);
+                    if top && self.report.error_count() > errors {
+                        self.report.refused.push(field.name.clone());
+                    }
                 }
             }
             self.leave(mark);
@@ -352,11 +363,15 @@ impl Walker {
                     Value::Number(n) => n.to_string(),
                     other => other.to_string(),
                 };
-                self.warn(
-                    WarningCode::ScalarConvertedToString,
-                    format!("{} was converted to the string {text:?}", describe_value(value)),
-                );
+                // No warning for a conversion whose result is then refused.
+                let errors = self.report.error_count();
                 self.check_string(shape, &text);
+                if self.report.error_count() == errors {
+                    self.warn(
+                        WarningCode::ScalarConvertedToString,
+                        format!("{} was converted to the string {text:?}", describe_value(value)),
+                    );
+                }
                 *value = Value::String(text);
             }
             _ => self.mismatch(shape, value),
@@ -411,12 +426,14 @@ impl Walker {
     }
 
     fn integer(&mut self, shape: &Shape, value: &mut Value) {
-        let (n, changed) = match &*value {
+        // The warning of a coercion is recorded only once its result is
+        // accepted: a value refused after all is an error and nothing else.
+        let (n, coerced) = match &*value {
             Value::Number(num) => {
                 if let Some(i) = num.as_i64() {
-                    (i as i128, false)
+                    (i as i128, None)
                 } else if let Some(u) = num.as_u64() {
-                    (u as i128, false)
+                    (u as i128, None)
                 } else {
                     let f = num.as_f64().unwrap_or(f64::NAN);
                     if !self.lenient() {
@@ -433,18 +450,17 @@ impl Walker {
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     let n = whole as i128;
-                    self.warn(code, format!("{} was {how} {n}", describe_value(value)));
-                    (n, true)
+                    (n, Some((code, format!("{} was {how} {n}", describe_value(value)))))
                 }
             }
             Value::String(s) if self.lenient() => match parse_integer_literal(s) {
-                IntegerLiteral::Integer(n) => {
-                    self.warn(
+                IntegerLiteral::Integer(n) => (
+                    n,
+                    Some((
                         WarningCode::StringConvertedToInteger,
                         format!("{} was converted to the integer {n}", describe_str(s)),
-                    );
-                    (n, true)
-                }
+                    )),
+                ),
                 IntegerLiteral::Huge => {
                     let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
                     return self.error(ErrorCode::OutOfRange, detail);
@@ -460,7 +476,8 @@ impl Walker {
             let detail = format!("expected {}, got {n}", expected(shape));
             return self.error(ErrorCode::OutOfRange, detail);
         }
-        if changed {
+        if let Some((code, detail)) = coerced {
+            self.warn(code, detail);
             *value = Value::Number(integer_number(n));
         }
     }
@@ -470,6 +487,10 @@ impl Walker {
             Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
             Value::String(s) if self.lenient() => match s.trim().parse::<f64>() {
                 Ok(f) if f.is_finite() => {
+                    if !shape.number_fits(f) {
+                        let detail = format!("expected {}, got {f}", expected(shape));
+                        return self.error(ErrorCode::OutOfRange, detail);
+                    }
                     self.warn(
                         WarningCode::StringConvertedToNumber,
                         format!("{} was converted to the number {f}", describe_str(s)),

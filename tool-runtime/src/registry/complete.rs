@@ -16,7 +16,7 @@ pub struct Completion {
     /// The tool's name.
     pub tool: String,
     /// The bound arguments with every default filled in (optional
-    /// parameters that were not sent are left out).
+    /// parameters that were not sent, and refused values, are left out).
     pub arguments: Map<String, Value>,
     /// Required parameters still missing.
     pub missing: Vec<String>,
@@ -66,6 +66,10 @@ pub enum ValueSource {
     Missing,
     /// Optional and not sent.
     Unset,
+    /// Sent, and refused by the binder (a wrong type, a broken bound): the
+    /// row's value is what was sent, and it is not among the completed
+    /// arguments. The completion's `errors` say why.
+    Refused,
 }
 
 impl ToolRegistry {
@@ -86,7 +90,12 @@ impl ToolRegistry {
         };
         let definition = tool.definition();
         let mut map = self.argument_object(arguments.into())?;
-        let Report { warnings, errors, .. } = bind::normalize(
+        let Report {
+            warnings,
+            errors,
+            refused,
+            ..
+        } = bind::normalize(
             definition.params(),
             &mut map,
             self.mode_for(definition),
@@ -108,6 +117,7 @@ impl ToolRegistry {
         };
         for field in &definition.params().fields {
             let (value, source) = match (map.remove(&field.name), field.presence) {
+                (Some(v), _) if refused.contains(&field.name) => (Some(v), ValueSource::Refused),
                 (Some(Value::Null), Presence::Optional) | (None, Presence::Optional) => (None, ValueSource::Unset),
                 (Some(v), _) => (Some(v), ValueSource::Provided),
                 (None, Presence::Defaulted) => (field.default.clone(), ValueSource::Default),
@@ -118,7 +128,7 @@ impl ToolRegistry {
                 ValueSource::Unset => completion.unset.push(field.name.clone()),
                 _ => {}
             }
-            if let Some(v) = &value {
+            if let Some(v) = value.as_ref().filter(|_| source != ValueSource::Refused) {
                 completion.arguments.insert(field.name.clone(), v.clone());
             }
             completion.params.push(ParamRow {
