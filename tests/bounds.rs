@@ -233,3 +233,32 @@ async fn a_coercion_whose_result_is_refused_is_no_warning_and_completes_as_refus
     let completion = registry.complete("page", json!({"page": null})).unwrap();
     assert_eq!(completion.params[0].source, tool_runtime::ValueSource::Refused);
 }
+
+/// A row to store.
+#[derive(Debug, serde::Serialize, serde::Deserialize, tool_runtime::ToolParam)]
+pub struct Row {
+    /// The row's key.
+    pub key: String,
+}
+
+/// Store rows.
+#[tool]
+async fn store(#[param(description = "The rows")] rows: Vec<Row>) -> String {
+    rows.iter().map(|r| r.key.as_str()).collect::<Vec<_>>().join(",")
+}
+
+#[tokio::test]
+async fn arguments_that_are_no_object_and_single_objects_for_lists() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Store).unwrap();
+    for text in ["42", "[1]", r#""hello""#, r#""[1]""#] {
+        let result = registry.call("store", text).await;
+        assert_eq!(result.error_codes(), ["arguments_not_object"], "{text}");
+    }
+    let result = registry.call("store", r#""{\"rows\": [{\"key\": \"a\"}]}""#).await;
+    assert_eq!(result.text(), "a");
+    assert_eq!(result.warning_codes(), ["json_string_parsed"]);
+    let result = registry.call("store", json!({"rows": {"key": "b"}})).await;
+    assert_eq!(result.text(), "b");
+    assert_eq!(result.warning_codes(), ["scalar_coerced_to_list:rows"]);
+}

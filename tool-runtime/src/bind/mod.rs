@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-pub(crate) use arguments::{arguments_object, json_size_exceeds, parse_raw_arguments};
+pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
 pub(crate) use describe::{describe_str, describe_value, expected};
 pub(crate) use typed::parse_arguments;
@@ -546,6 +546,10 @@ impl Walker {
                 None => self.wrap_in_list(value),
             },
             Value::Number(_) | Value::Bool(_) if self.lenient() => self.wrap_in_list(value),
+            // One object where a list of objects belongs.
+            Value::Object(_) if self.lenient() && matches!(items.kind, Kind::Object(_) | Kind::Map { .. }) => {
+                self.wrap_in_list(value)
+            }
             _ => return self.mismatch(shape, value),
         }
         let Value::Array(elements) = value else {

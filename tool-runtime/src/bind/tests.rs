@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::call::CallArguments;
 use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape, ToolParam};
 
 fn params(fields: Vec<Field>) -> ObjectShape {
@@ -18,7 +19,7 @@ fn one(name: &str, shape: Shape) -> ObjectShape {
 
 /// Normalizes `args` and returns the result with its codes.
 fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
-    let mut map = arguments_object(args).unwrap();
+    let mut map = argument_object(CallArguments::Json(args)).unwrap().0;
     let report = normalize(object, &mut map, mode, false);
     let warnings = report.warnings.iter().map(Warning::code_path).collect();
     let errors = report.errors.iter().map(CallError::code_path).collect();
@@ -238,6 +239,10 @@ fn deep_values_are_a_bounded_error() {
     assert_eq!(lenient(&object, json!({ "v": deep })).2, ["out_of_range:v"]);
 }
 
+fn parse_raw_arguments(text: &str) -> Result<Map<String, Value>, CallError> {
+    argument_object(CallArguments::Text(text.to_owned())).map(|(map, _)| map)
+}
+
 #[test]
 fn raw_text_rules() {
     assert!(parse_raw_arguments("").unwrap().is_empty());
@@ -247,6 +252,64 @@ fn raw_text_rules() {
         ErrorCode::ArgumentsNotObject
     );
     assert_eq!(parse_raw_arguments("{").unwrap_err().code, ErrorCode::JsonParseError);
+}
+
+#[test]
+fn valid_json_that_is_no_object_is_never_a_parse_error() {
+    for text in [
+        "42",
+        "true",
+        "[1]",
+        r#""hello""#,
+        r#""""#,
+        r#""[1]""#,
+        r#""null""#,
+        r#""\"{}\"""#,
+    ] {
+        for arguments in [
+            CallArguments::Text(text.to_owned()),
+            CallArguments::Json(Value::String(text.to_owned())),
+        ] {
+            let code = argument_object(arguments).unwrap_err().code;
+            assert_eq!(code, ErrorCode::ArgumentsNotObject, "{text}");
+        }
+    }
+    for value in [json!(42), json!([1]), json!(true)] {
+        let code = argument_object(CallArguments::Json(value)).unwrap_err().code;
+        assert_eq!(code, ErrorCode::ArgumentsNotObject);
+    }
+    // An object encoded twice is parsed, with a warning that has no path.
+    let twice = r#""{\"a\": 1}""#;
+    for arguments in [
+        CallArguments::Text(twice.to_owned()),
+        CallArguments::Json(Value::String(twice.to_owned())),
+    ] {
+        let (map, warning) = argument_object(arguments).unwrap();
+        assert_eq!(Value::Object(map), json!({"a": 1}));
+        let warning = warning.expect("a warning");
+        assert_eq!(warning.code_path(), "json_string_parsed");
+    }
+    // Raw text held in a Value is read as sent: no warning.
+    let (map, warning) = argument_object(CallArguments::Json(json!(r#"{"a": 1}"#))).unwrap();
+    assert_eq!((Value::Object(map), warning), (json!({"a": 1}), None));
+    assert_eq!(
+        argument_object(CallArguments::Text("nope".into())).unwrap_err().code,
+        ErrorCode::JsonParseError
+    );
+}
+
+#[test]
+fn a_single_object_for_a_list_of_objects_is_wrapped() {
+    let object = one("rows", Vec::<BTreeMap<String, u8>>::shape());
+    let (out, warnings, errors) = lenient(&object, json!({"rows": {"a": 1}}));
+    assert_eq!(out, json!({"rows": [{"a": 1}]}));
+    assert_eq!(warnings, ["scalar_coerced_to_list:rows"]);
+    assert!(errors.is_empty());
+    let (_, _, errors) = run(&object, json!({"rows": {"a": 1}}), BindMode::Strict);
+    assert_eq!(errors, ["type_mismatch:rows"]);
+    // Not for a list of scalars.
+    let object = one("ids", Vec::<u8>::shape());
+    assert_eq!(lenient(&object, json!({"ids": {"a": 1}})).2, ["type_mismatch:ids"]);
 }
 
 #[test]

@@ -89,9 +89,9 @@ impl ToolRegistry {
             ));
         };
         let definition = tool.definition();
-        let mut map = self.argument_object(arguments.into())?;
+        let (mut map, decoded) = self.argument_object(arguments.into())?;
         let Report {
-            warnings,
+            mut warnings,
             errors,
             refused,
             ..
@@ -101,6 +101,7 @@ impl ToolRegistry {
             self.mode_for(definition),
             self.settings.null_is_absent,
         );
+        warnings.splice(0..0, decoded);
         let errors = errors
             .into_iter()
             .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))

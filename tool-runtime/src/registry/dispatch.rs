@@ -126,15 +126,16 @@ impl ToolRegistry {
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
-        let mut map = self
+        let (mut map, decoded) = self
             .argument_object(arguments)
             .map_err(|e| Failure::Arguments(Report::error(e)))?;
-        let report = bind::normalize(
+        let mut report = bind::normalize(
             definition.params(),
             &mut map,
             self.mode_for(definition),
             self.settings.null_is_absent,
         );
+        report.warnings.splice(0..0, decoded);
         // One event per call, however many values were coerced.
         if let Some(first) = report.warnings.first() {
             let count = report.warning_count();

@@ -15,7 +15,7 @@ pub use complete::{Completion, ParamRow, ValueSource};
 
 use crate::bind::{self, BindMode};
 use crate::call::CallArguments;
-use crate::codes::{CallError, ErrorCode};
+use crate::codes::{CallError, ErrorCode, Warning};
 use crate::context::StateMap;
 use crate::format::{self, Format, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
@@ -317,13 +317,14 @@ impl ToolRegistry {
         definition.mode().unwrap_or(self.settings.mode)
     }
 
-    /// Parses call arguments into an object, within the size limit.
-    pub(crate) fn argument_object(&self, arguments: CallArguments) -> Result<Map<String, Value>, CallError> {
+    /// Parses call arguments into an object, within the size limit; with
+    /// the warning `json_string_parsed` when they came encoded twice.
+    pub(crate) fn argument_object(
+        &self,
+        arguments: CallArguments,
+    ) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
         self.check_size(&arguments)?;
-        match arguments {
-            CallArguments::Json(value) => bind::arguments_object(value),
-            CallArguments::Text(text) => bind::parse_raw_arguments(&text),
-        }
+        bind::argument_object(arguments)
     }
 
     /// Refuses arguments over the size limit: raw text by its length, a
