@@ -262,3 +262,32 @@ async fn arguments_that_are_no_object_and_single_objects_for_lists() {
     assert_eq!(result.text(), "b");
     assert_eq!(result.warning_codes(), ["scalar_coerced_to_list:rows"]);
 }
+
+/// Echo wide integers.
+#[tool]
+async fn wide(
+    #[param(description = "A 64-bit integer")] a: Option<i64>,
+    #[param(description = "A 128-bit integer")] b: Option<i128>,
+) -> String {
+    format!("{a:?} {b:?}")
+}
+
+#[tokio::test]
+async fn integers_beyond_their_exact_range_are_refused_on_both_paths() {
+    for fast_path in [true, false] {
+        let mut registry = ToolRegistry::new().with_fast_path(fast_path);
+        registry.register(Wide).unwrap();
+        for text in [
+            r#"{"a": -9223372036854775809}"#,
+            r#"{"b": 170141183460469231731687303715884105727}"#,
+            r#"{"b": -18446744073709551617}"#,
+        ] {
+            let result = registry.call("wide", text).await;
+            assert_eq!(result.outcome(), Outcome::InvalidArguments, "{text}: {}", result.text());
+        }
+        let result = registry
+            .call("wide", r#"{"a": -9223372036854775808, "b": 18446744073709551615}"#)
+            .await;
+        assert_eq!(result.text(), "Some(-9223372036854775808) Some(18446744073709551615)");
+    }
+}

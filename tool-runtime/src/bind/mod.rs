@@ -445,8 +445,18 @@ impl Walker {
                     } else {
                         (WarningCode::FractionTruncated, "truncated to the integer")
                     };
-                    if !(-1e38..=1e38).contains(&whole) {
-                        let detail = format!("expected {}, got {}", expected(shape), describe_value(value));
+                    // A JSON number that arrived as a float (an integer
+                    // beyond 64 bits, or written with a fraction or an
+                    // exponent) is exact only within 2^53; past that the
+                    // integer the model wrote is unknown, so it is refused
+                    // rather than read as a neighbour (`-9223372036854775809`
+                    // is no `i64::MIN`).
+                    if whole.abs() >= EXACT_FLOAT_INTEGERS {
+                        let detail = format!(
+                            "expected {}, got {}, too large to be read exactly as an integer",
+                            expected(shape),
+                            describe_value(value)
+                        );
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     let n = whole as i128;
@@ -474,6 +484,18 @@ impl Walker {
         };
         if !shape.integer_fits(n) {
             let detail = format!("expected {}, got {n}", expected(shape));
+            return self.error(ErrorCode::OutOfRange, detail);
+        }
+        // JSON numbers carry 64-bit integers exactly here (serde_json
+        // without `arbitrary_precision`): an `i128`/`u128` takes values from
+        // `i64::MIN` to `u64::MAX`, and is refused beyond, never rounded.
+        if i64::try_from(n).is_err() && u64::try_from(n).is_err() {
+            let detail = format!(
+                "expected {}, got {n}; integers beyond 64 bits cannot be carried exactly (the range is {} to {})",
+                expected(shape),
+                i64::MIN,
+                u64::MAX
+            );
             return self.error(ErrorCode::OutOfRange, detail);
         }
         if let Some((code, detail)) = coerced {
@@ -682,37 +704,91 @@ enum IntegerLiteral {
     NotAnInteger,
 }
 
+/// Floats hold every integer exactly up to 2^53, and not all beyond.
+const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
 fn parse_integer_literal(s: &str) -> IntegerLiteral {
     let s = s.trim();
     if let Ok(n) = s.parse::<i128>() {
         return IntegerLiteral::Integer(n);
     }
-    match s.parse::<f64>() {
-        Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => IntegerLiteral::Integer(f as i128),
-        Ok(f) if f.is_infinite() || (f.fract() == 0.0 && f.abs() >= 1e38) => {
-            let digits = s.trim_start_matches(['+', '-']);
-            let numeric = digits
-                .bytes()
-                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-            if numeric {
-                IntegerLiteral::Huge
-            } else {
-                IntegerLiteral::NotAnInteger
+    // Float notation (`"42.0"`, `"1e3"`, `"1.5e20"`) is read from the
+    // decimal text itself, exactly, never through a rounded float.
+    let numeric = s
+        .trim_start_matches(['+', '-'])
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if !numeric || s.parse::<f64>().is_err() {
+        return IntegerLiteral::NotAnInteger;
+    }
+    match exact_decimal_integer(s) {
+        Ok(n) => IntegerLiteral::Integer(n),
+        Err(Inexact::TooLarge) => IntegerLiteral::Huge,
+        Err(Inexact::Fraction) => IntegerLiteral::NotAnInteger,
+    }
+}
+
+/// Why a decimal literal is no `i128`.
+enum Inexact {
+    /// It has a fraction (or is malformed).
+    Fraction,
+    /// It is whole, and beyond an `i128`.
+    TooLarge,
+}
+
+/// The integer a decimal literal such as `"1.5e20"` or `"12e3"` writes,
+/// exactly.
+fn exact_decimal_integer(s: &str) -> Result<i128, Inexact> {
+    let (negative, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(at) => {
+            let exponent = &s[at + 1..];
+            match exponent.parse::<i32>() {
+                Ok(e) => (&s[..at], e),
+                // An exponent past i32: huge, or tiny.
+                Err(_) if !exponent.starts_with('-') && s[..at].bytes().any(|b| matches!(b, b'1'..=b'9')) => {
+                    return Err(Inexact::TooLarge);
+                }
+                Err(_) => return Err(Inexact::Fraction),
             }
         }
-        _ => IntegerLiteral::NotAnInteger,
+        None => (s, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(Inexact::Fraction);
     }
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
+        return Ok(0);
+    }
+    let trailing_zeros = (digits.len() - significant.len()) as i64;
+    let shift = i64::from(exponent) - fraction.len() as i64 + trailing_zeros;
+    if shift < 0 {
+        return Err(Inexact::Fraction);
+    }
+    if significant.len() as i64 + shift > 40 {
+        return Err(Inexact::TooLarge);
+    }
+    let mut n = significant.parse::<i128>().map_err(|_| Inexact::TooLarge)?;
+    for _ in 0..shift {
+        n = n.checked_mul(10).ok_or(Inexact::TooLarge)?;
+    }
+    Ok(if negative { -n } else { n })
 }
 
 fn integer_number(n: i128) -> Number {
     if let Ok(i) = i64::try_from(n) {
         Number::from(i)
-    } else if let Ok(u) = u64::try_from(n) {
-        Number::from(u)
     } else {
-        // Outside what JSON integers carry here; only reachable for i128/u128
-        // parameters, whose Deserialize accepts a float as well.
-        Number::from_f64(n as f64).unwrap_or_else(|| Number::from(0))
+        // Callers check first that `n` fits 64 bits.
+        Number::from(u64::try_from(n).unwrap_or(u64::MAX))
     }
 }
 

@@ -369,3 +369,53 @@ fn sets_count_values_equal_whatever_their_key_order_once() {
     assert_eq!(distinct(&items), 2);
     assert_eq!(distinct(&[json!(1), json!("1"), json!(1)]), 2);
 }
+
+#[test]
+fn integers_are_read_exactly_or_refused() {
+    let parsed = |text: &str| -> Value { serde_json::from_str(text).unwrap() };
+    let object = one("n", i64::shape());
+    let below = parsed(r#"{"n": -9223372036854775809}"#);
+    let (_, warnings, errors) = lenient(&object, below);
+    assert_eq!(errors, ["out_of_range:n"]);
+    assert!(warnings.is_empty());
+    assert!(lenient(&object, json!({"n": i64::MIN})).2.is_empty());
+    assert_eq!(
+        lenient(&object, json!({"n": "-9223372036854775809"})).2,
+        ["out_of_range:n"]
+    );
+    // A float past 2^53 may not be the integer the model wrote.
+    let object = one("n", u64::shape());
+    assert_eq!(
+        lenient(&object, parsed(r#"{"n": 9007199254740993.0}"#)).2,
+        ["out_of_range:n"]
+    );
+    assert!(lenient(&object, parsed(r#"{"n": 9007199254740991.0}"#)).2.is_empty());
+    // Strings in float notation are read from their digits.
+    for (text, n) in [
+        ("1e19", 10_000_000_000_000_000_000u64),
+        ("1.5e1", 15),
+        ("18446744073709551615", u64::MAX),
+    ] {
+        let (out, _, errors) = lenient(&object, json!({ "n": text }));
+        assert!(errors.is_empty(), "{text}: {errors:?}");
+        assert_eq!(out["n"], json!(n), "{text}");
+    }
+    for (text, code) in [
+        ("1.00000000000000000001", "unsupported_integer_literal:n"),
+        ("12345678901234567891e-1", "unsupported_integer_literal:n"),
+        ("1e400", "out_of_range:n"),
+        ("1e99999999999", "out_of_range:n"),
+        ("inf", "unsupported_integer_literal:n"),
+    ] {
+        assert_eq!(lenient(&object, json!({ "n": text })).2, [code], "{text}");
+    }
+    // i128/u128 take what JSON carries exactly here: i64::MIN to u64::MAX.
+    let object = one("n", i128::shape());
+    let (out, _, errors) = lenient(&object, json!({"n": "18446744073709551615"}));
+    assert!(errors.is_empty());
+    assert_eq!(out["n"], json!(u64::MAX));
+    let (_, warnings, errors) = lenient(&object, json!({"n": "170141183460469231731687303715884105727"}));
+    assert_eq!(errors, ["out_of_range:n"]);
+    assert!(warnings.is_empty());
+    assert_eq!(lenient(&object, parsed(r#"{"n": 1e20}"#)).2, ["out_of_range:n"]);
+}
