@@ -28,7 +28,10 @@ pub(crate) fn expected(shape: &Shape) -> String {
                 .maximum
                 .as_ref()
                 .map(ToString::to_string)
-                .or_else(|| (*max < WIDE).then(|| max.to_string()));
+                .or_else(|| (*max < WIDE).then(|| max.to_string()))
+                // A wide unsigned type states its upper limit too, rather
+                // than "at least 0" (values carry 64 bits at most here).
+                .or_else(|| (c.minimum.is_none() && *min == 0).then(|| (*max).min(i128::from(u64::MAX)).to_string()));
             match (lo, hi) {
                 (Some(lo), Some(hi)) => format!("an integer from {lo} to {hi}"),
                 (Some(lo), None) => format!("an integer of at least {lo}"),
@@ -149,6 +152,9 @@ mod tests {
         assert_eq!(expected(&Vec::<bool>::shape()), "a list of true or false values");
         assert_eq!(expected(&Vec::<u8>::shape()), "a list of integers from 0 to 255");
         assert_eq!(expected(&Vec::<f64>::shape()), "a list of numbers");
+        assert_eq!(expected(&u64::shape()), "an integer from 0 to 18446744073709551615");
+        assert_eq!(expected(&u128::shape()), "an integer from 0 to 18446744073709551615");
+        assert_eq!(expected(&i64::shape()), "an integer");
         assert_eq!(
             expected(&Vec::<Vec<i32>>::shape()),
             "a list of lists of integers from -2147483648 to 2147483647"
@@ -161,7 +167,7 @@ mod tests {
         );
         assert_eq!(
             expected(&Vec::<BTreeMap<String, u64>>::shape()),
-            "a list of objects whose values are integers of at least 0"
+            "a list of objects whose values are integers from 0 to 18446744073709551615"
         );
         let choice = Shape::new(Kind::Enum(vec!["a".into(), "b".into()]));
         let list = Shape::new(Kind::Array {
