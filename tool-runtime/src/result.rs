@@ -28,6 +28,10 @@ pub enum Outcome {
     Panicked,
     /// The call was cancelled before it finished.
     Cancelled,
+    /// The tool was not run: it is a plain `fn` tool, and too many plain
+    /// `fn` bodies are still running past their time limit (see
+    /// `ToolRegistry::with_max_stray_blocking_calls`).
+    Overloaded,
 }
 
 /// The result of one call, ready to be sent back to the model: render it

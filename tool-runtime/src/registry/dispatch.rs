@@ -81,6 +81,9 @@ impl ToolRegistry {
             return ToolResult::unknown_tool(&name, id, self.names());
         };
         let definition = tool.definition();
+        if definition.is_blocking() && self.stray_blocking_calls() >= self.settings.max_stray_blocking_calls {
+            return overloaded(&name, id, self.stray_blocking_calls());
+        }
         if let Err(e) = self.check_size(&arguments) {
             return ToolResult::invalid_arguments(&name, id, Report::error(e));
         }
@@ -278,6 +281,14 @@ enum Failure {
 /// `fn` tool's body), catching a panic.
 fn catch<T>(start: impl FnOnce() -> T) -> std::thread::Result<T> {
     std::panic::catch_unwind(AssertUnwindSafe(start))
+}
+
+/// A plain `fn` tool refused while too many such bodies are still running.
+fn overloaded(name: &str, id: Option<String>, stray: usize) -> ToolResult {
+    let text = format!(
+        "The tool `{name}` was not run: {stray} earlier calls of blocking tools are still running past their time limit. Try again later."
+    );
+    ToolResult::failure(name, id, Outcome::Overloaded, text)
 }
 
 /// A call cancelled before its tool started: the tool never ran.

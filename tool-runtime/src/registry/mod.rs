@@ -81,6 +81,7 @@ pub(crate) struct Settings {
     pub(crate) concurrency: usize,
     pub(crate) max_argument_bytes: usize,
     pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) max_stray_blocking_calls: usize,
     pub(crate) fast_path: bool,
     pub(crate) null_is_absent: bool,
 }
@@ -149,6 +150,7 @@ impl ToolRegistry {
                 concurrency: 8,
                 max_argument_bytes: 1 << 20,
                 max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
+                max_stray_blocking_calls: 64,
                 fast_path: true,
                 null_is_absent: false,
             },
@@ -197,6 +199,24 @@ impl ToolRegistry {
     pub fn with_max_output_bytes(mut self, bytes: Option<usize>) -> Self {
         self.settings.max_output_bytes = bytes;
         self
+    }
+
+    /// Refuses calls of plain `fn` tools (`Outcome::Overloaded`) while
+    /// `limit` or more plain `fn` bodies are still running after their call
+    /// timed out or was cancelled (64 by default). Such a body cannot be
+    /// stopped and holds a thread of the blocking pool until it returns;
+    /// without a bound, enough of them take every thread, and every plain
+    /// `fn` tool times out. Async tools are served whatever the count.
+    pub fn with_max_stray_blocking_calls(mut self, limit: usize) -> Self {
+        self.settings.max_stray_blocking_calls = limit;
+        self
+    }
+
+    /// How many plain `fn` tool bodies are still running after their call
+    /// timed out or was cancelled, counted across the process (registries
+    /// share the runtime's blocking pool).
+    pub fn stray_blocking_calls(&self) -> usize {
+        crate::tool::STRAY_BLOCKING_CALLS.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether calls whose arguments are already right take the tool's
