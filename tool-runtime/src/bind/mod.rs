@@ -301,9 +301,11 @@ impl Walker {
                 self.error(ErrorCode::UnknownParameter, detail);
             }
             self.leave(mark);
-            if !top {
-                map.remove(&key);
-            }
+        }
+        // One pass, not one removal a key: removing from an ordered map
+        // shifts what follows, which made many unknown keys quadratic.
+        if !top {
+            map.retain(|key, _| object.field(key).is_some());
         }
     }
 

@@ -419,3 +419,32 @@ fn integers_are_read_exactly_or_refused() {
     assert!(warnings.is_empty());
     assert_eq!(lenient(&object, parsed(r#"{"n": 1e20}"#)).2, ["out_of_range:n"]);
 }
+
+#[test]
+fn many_unknown_keys_in_a_nested_object_are_not_quadratic() {
+    let inner = params(vec![Field::new("a", u8::shape().describe("d"), false, "u8")]);
+    let object = one("inner", Shape::new(Kind::Object(inner)));
+    let args = |n: usize| {
+        let mut map = serde_json::Map::new();
+        map.insert("a".into(), json!(1));
+        for i in 0..n {
+            map.insert(format!("k{i}"), json!(0));
+        }
+        json!({ "inner": Value::Object(map) })
+    };
+    let (out, warnings, _) = lenient(&object, args(10));
+    assert_eq!(
+        out,
+        json!({"inner": {"a": 1}}),
+        "unknown keys of a nested object are removed"
+    );
+    assert_eq!(warnings.len(), 10);
+    let (small, large) = (args(10_000), args(100_000));
+    let cost = |value: &Value| {
+        fastest(|| {
+            let _ = lenient(&object, value.clone());
+        })
+    };
+    let (small, large) = (cost(&small), cost(&large));
+    assert!(large < small * 30, "10k keys: {small:?}, 100k keys: {large:?}");
+}
