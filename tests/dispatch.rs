@@ -253,3 +253,64 @@ async fn a_blocking_plain_fn_is_timed_out_and_does_not_stall_the_executor() {
     let quick = registry.call("block", json!({"millis": 0})).await;
     assert_eq!(quick.text(), "done");
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_time_limit_counts_the_wait_for_a_sequential_tool() {
+    let registry = registry().with_timeout(Some(Duration::from_secs(60)));
+    let start = Instant::now();
+    let slow = |i| registry.call_one(wait_call("wait_alone", i, 100_000));
+    let quick = async {
+        let result = registry.call_one(wait_call("wait", 3, 10)).await;
+        (result, start.elapsed())
+    };
+    let (a, b, c, (quick, quick_took)) = tokio::join!(slow(0), slow(1), slow(2), quick);
+    assert_eq!(a.outcome(), Outcome::TimedOut);
+    for waited in [&b, &c] {
+        assert_eq!(waited.outcome(), Outcome::TimedOut);
+        assert!(waited.text().contains("was not run"), "{}", waited.text());
+    }
+    // The quick call answers within its own limit, not after 180 s.
+    assert!(quick_took <= Duration::from_secs(60), "{quick_took:?}");
+    assert_eq!(quick.outcome(), Outcome::TimedOut, "{}", quick.text());
+    assert!(start.elapsed() <= Duration::from_secs(60));
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_time_limit_counts_the_wait_for_the_concurrency_limit() {
+    let registry = registry()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_secs(60)));
+    let start = Instant::now();
+    let results = registry
+        .call_all(vec![wait_call("wait", 0, 50_000), wait_call("wait", 1, 50_000)])
+        .await;
+    assert_eq!(results[0].text(), "r0");
+    // Made at 0 s, started at 50 s: its limit ends at 60 s, not at 110 s.
+    assert_eq!(results[1].outcome(), Outcome::TimedOut);
+    assert_eq!(start.elapsed(), Duration::from_secs(60));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_cancelled_before_it_started_never_runs_its_tool() {
+    let registry = registry();
+    let cancellation = Cancellation::new();
+    cancellation.cancel();
+    let result = registry.call_cancellable(wait_call("wait", 0, 10), &cancellation).await;
+    assert_eq!(result.outcome(), Outcome::Cancelled);
+    assert!(result.text().contains("was not run"), "{}", result.text());
+    assert_eq!(peak(&registry), 0, "the tool never ran");
+
+    // Cancelled while it waited for a sequential tool: it never starts.
+    let cancellation = Cancellation::new();
+    let first = registry.call_one(wait_call("wait_alone", 1, 1000));
+    let second = registry.call_cancellable(wait_call("wait_alone", 2, 10), &cancellation);
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        cancellation.cancel();
+    };
+    let (first, second, ()) = tokio::join!(first, second, cancel);
+    assert_eq!(first.text(), "r1");
+    assert_eq!(second.outcome(), Outcome::Cancelled);
+    assert!(second.text().contains("was not run"), "{}", second.text());
+    assert_eq!(peak(&registry), 1, "only the first call ran");
+}

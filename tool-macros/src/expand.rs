@@ -100,6 +100,9 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
     if model.args.sequential.is_present() {
         chain.push(quote!(.sequential(true)));
     }
+    if model.item.sig.asyncness.is_none() {
+        chain.push(quote!(.blocking(true)));
+    }
     let tags = &model.args.tags;
     if !tags.is_empty() {
         chain.push(quote!(.with_tags([#(#tags),*])));

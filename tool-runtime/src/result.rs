@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::codes::{CallError, ErrorCode, Warning};
+use crate::bind::Report;
+use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::output::{Content, ToolOutput};
-use crate::text::closest_name;
+use crate::text::{clip, closest_name, truncate_with};
 
 /// How a call ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +28,10 @@ pub enum Outcome {
     Panicked,
     /// The call was cancelled before it finished.
     Cancelled,
+    /// The tool was not run: it is a plain `fn` tool, and too many plain
+    /// `fn` bodies are still running past their time limit (see
+    /// `ToolRegistry::with_max_stray_blocking_calls`).
+    Overloaded,
 }
 
 /// The result of one call, ready to be sent back to the model: render it
@@ -51,7 +56,9 @@ pub struct ToolResult {
     /// Values the binder accepted after changing them. Logged at `warn` and
     /// not sent to the model unless the caller adds them.
     pub warnings: Vec<Warning>,
-    /// Why the tool did not run (argument problems, an unknown tool).
+    /// Why the tool did not run (argument problems, an unknown tool): the
+    /// first 100 problems met, however many there were (the text says how
+    /// many). `warnings` likewise holds at most 100.
     pub errors: Vec<CallError>,
 }
 
@@ -110,22 +117,18 @@ impl ToolResult {
         }
     }
 
-    /// Arguments refused: the text names the tool, lists every problem and
-    /// asks for a corrected call.
-    pub(crate) fn invalid_arguments(
-        tool: &str,
-        call_id: Option<String>,
-        errors: Vec<CallError>,
-        warnings: Vec<Warning>,
-    ) -> Self {
+    /// Arguments refused: the text names the tool, lists the problems (at
+    /// most [`LISTED_PROBLEMS`], then how many more) and asks for a
+    /// corrected call.
+    pub(crate) fn invalid_arguments(tool: &str, call_id: Option<String>, report: Report) -> Self {
         let mut result = Self::failure(
             tool,
             call_id,
             Outcome::InvalidArguments,
-            invalid_arguments_text(tool, &errors),
+            invalid_arguments_text(tool, &report),
         );
-        result.errors = errors;
-        result.warnings = warnings;
+        result.errors = report.errors;
+        result.warnings = report.warnings;
         result
     }
 
@@ -136,38 +139,70 @@ impl ToolResult {
         call_id: Option<String>,
         available: impl Iterator<Item = &'a str> + Clone,
     ) -> Self {
-        let mut text = format!("There is no tool named `{name}`.");
+        // The name is the model's: quoted cut, and searched for only when
+        // it could be a typo of a tool name (at most 64 characters).
+        let quoted = clip(name);
+        let mut text = format!("There is no tool named `{quoted}`.");
         if let Some(closest) = closest_name(name, available.clone()) {
             let _ = write!(text, " Did you mean `{closest}`?");
         }
-        let names: Vec<String> = available.map(|n| format!("`{n}`")).collect();
+        // At most LISTED_NAMES names, so the answer stays bounded however
+        // many tools are registered.
+        const LISTED_NAMES: usize = 100;
+        let total = available.clone().count();
+        let names: Vec<String> = available.take(LISTED_NAMES).map(|n| format!("`{n}`")).collect();
         if names.is_empty() {
             text.push_str(" No tools are available.");
+        } else if total > LISTED_NAMES {
+            let more = total - LISTED_NAMES;
+            let _ = write!(text, " The available tools are: {} and {more} more.", names.join(", "));
         } else {
             let _ = write!(text, " The available tools are: {}.", names.join(", "));
         }
         text.push_str(" Call one of them instead.");
-        let mut result = Self::failure(name, call_id, Outcome::UnknownTool, text);
+        let mut result = Self::failure(&quoted, call_id, Outcome::UnknownTool, text);
         result.errors = vec![CallError::new(
             ErrorCode::UnknownTool,
-            name,
-            format!("no tool is named `{name}`"),
+            quoted.as_ref(),
+            format!("no tool is named `{quoted}`"),
         )];
         result
     }
 
     /// Shows the binder's warnings to the model: appends a text block that
     /// lists what was changed, so it can send exact values next time. A
-    /// result without warnings is returned unchanged. (By default warnings
-    /// are only on the result and in the `tracing` log.)
+    /// result without warnings is returned unchanged, and so is a refused
+    /// call (its arguments were not accepted; its text already says what
+    /// to correct). (By default warnings are only on the result and in the
+    /// `tracing` log.)
     pub fn with_warnings_shown(mut self) -> Self {
-        if !self.warnings.is_empty() {
+        if !self.warnings.is_empty() && self.outcome() != Outcome::InvalidArguments {
             let mut text = format!("Note: the arguments of `{}` were accepted after changes:\n", self.tool);
             for warning in &self.warnings {
                 let _ = writeln!(text, "- {warning}");
             }
             text.push_str("Send values of the declared types next time.");
             self.content.push(Content::text(text));
+        }
+        self
+    }
+
+    /// Cuts the text blocks so that together they hold at most `max` bytes,
+    /// with a marker saying how many bytes were left out. Other blocks and
+    /// the structured content are kept as they are.
+    pub(crate) fn with_text_cut(mut self, max: usize) -> Self {
+        let mut left = max;
+        for block in &mut self.content {
+            if let Content::Text { text } = block {
+                if text.len() <= left {
+                    left -= text.len();
+                } else {
+                    truncate_with(text, left, |cut| {
+                        format!("\n[output cut here: {cut} more bytes left out]")
+                    });
+                    left = 0;
+                }
+            }
         }
         self
     }
@@ -189,17 +224,58 @@ impl ToolResult {
     }
 }
 
-/// The text a model reads when its arguments were refused.
-pub(crate) fn invalid_arguments_text(tool: &str, errors: &[CallError]) -> String {
-    let count = match errors.len() {
+/// The most problems the text of a refused call lists.
+pub(crate) const LISTED_PROBLEMS: usize = 20;
+/// The most ignored keys the text of a refused call lists.
+const LISTED_IGNORED_KEYS: usize = 10;
+/// The most bytes of one listed problem or key.
+const LINE_BYTES: usize = 240;
+/// The most bytes of the text of a refused call (SPEC section 11).
+pub(crate) const REFUSAL_TEXT_BYTES: usize = 8 * 1024;
+
+/// The text a model reads when its arguments were refused: at most
+/// [`LISTED_PROBLEMS`] problems, then the keys that were ignored (at most
+/// [`LISTED_IGNORED_KEYS`], each with the closest parameter name, since a
+/// misspelt key is usually why a parameter is missing), each line cut to
+/// [`LINE_BYTES`], the whole at most [`REFUSAL_TEXT_BYTES`].
+pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
+    let line = |text: &mut String, item: &dyn std::fmt::Display| {
+        let mut line = format!("- {item}");
+        truncate_with(&mut line, LINE_BYTES, |_| "...".to_owned());
+        text.push_str(&line);
+        text.push('\n');
+    };
+    let total = report.error_count();
+    let count = match total {
         1 => "1 problem".to_owned(),
         n => format!("{n} problems"),
     };
     let mut text = format!("The tool `{tool}` was not run: its arguments have {count}.\n");
-    for error in errors {
-        let _ = writeln!(text, "- {error}");
+    for error in report.errors.iter().take(LISTED_PROBLEMS) {
+        line(&mut text, error);
     }
-    let _ = write!(text, "Correct the arguments and call `{tool}` again.");
+    if total > LISTED_PROBLEMS {
+        let _ = writeln!(text, "- and {} more problems.", total - LISTED_PROBLEMS);
+    }
+    let ignored: Vec<&Warning> = report
+        .warnings
+        .iter()
+        .filter(|w| w.code == WarningCode::UnknownParameter)
+        .collect();
+    if !ignored.is_empty() {
+        text.push_str("These keys were ignored, as they are no parameters:\n");
+        for warning in ignored.iter().take(LISTED_IGNORED_KEYS) {
+            line(&mut text, warning);
+        }
+        if ignored.len() > LISTED_IGNORED_KEYS || report.omitted_warnings > 0 {
+            text.push_str("- and more.\n");
+        }
+    }
+    let closing = format!("Correct the arguments and call `{tool}` again.");
+    truncate_with(&mut text, REFUSAL_TEXT_BYTES - closing.len() - 4, |_| {
+        "...\n".to_owned()
+    });
+    text.push_str(&closing);
     text
 }
 
@@ -222,7 +298,7 @@ mod tests {
     fn warnings_are_shown_only_when_asked() {
         let mut result = ToolResult::new("t", None, ToolOutput::text("42"));
         result.warnings.push(Warning::new(
-            crate::WarningCode::StringConvertedToInteger,
+            WarningCode::StringConvertedToInteger,
             "n",
             "the string \"42\" was converted to the integer 42",
         ));
@@ -234,6 +310,43 @@ mod tests {
             note.contains("- string_literal_converted_to_integer:n: the string \"42\""),
             "{note}"
         );
+    }
+
+    #[test]
+    fn a_huge_unknown_name_is_cut_and_not_searched_for() {
+        let name = "x".repeat(10 << 20);
+        let names: Vec<String> = (0..200).map(|i| format!("tool_{i}")).collect();
+        let result = ToolResult::unknown_tool(&name, None, names.iter().map(String::as_str));
+        let text = result.text();
+        assert!(text.len() < 4000, "{} bytes", text.len());
+        assert!(text.ends_with("and 100 more. Call one of them instead."), "{text}");
+        assert!(text.contains("characters in all"), "{text}");
+        assert!(!text.contains("Did you mean"), "{text}");
+        assert!(result.tool.len() < 200 && result.errors[0].path.len() < 200);
+        assert!(result.errors[0].detail.len() < 200);
+    }
+
+    #[test]
+    fn text_is_cut_with_a_marker_saying_how_much_was_left_out() {
+        let result = ToolResult::new("t", None, ToolOutput::text("é".repeat(100)));
+        let cut = result.clone().with_text_cut(101);
+        let text = cut.text();
+        assert!(text.starts_with(&"é".repeat(50)), "{text}");
+        assert!(text.ends_with("[output cut here: 100 more bytes left out]"), "{text}");
+        assert_eq!(result.clone().with_text_cut(200), result);
+    }
+
+    #[test]
+    fn a_refused_call_never_says_its_arguments_were_accepted() {
+        let report = Report {
+            errors: vec![CallError::new(ErrorCode::OutOfRange, "page", "expected at most 10")],
+            warnings: vec![Warning::new(WarningCode::UnknownParameter, "x", "ignored")],
+            ..Report::default()
+        };
+        let refused = ToolResult::invalid_arguments("t", None, report);
+        let shown = refused.clone().with_warnings_shown();
+        assert_eq!(shown, refused);
+        assert!(!shown.text().contains("accepted after changes"), "{}", shown.text());
     }
 
     #[test]

@@ -2,14 +2,54 @@
 //! and the message of a caught panic.
 
 use std::any::Any;
+use std::borrow::Cow;
+
+/// The most characters of a value, key or name the model sent that any
+/// answer quotes (SPEC section 11).
+pub(crate) const QUOTE_CHARS: usize = 64;
+
+/// `s` cut to [`QUOTE_CHARS`] characters, with a marker saying how long it
+/// was; `s` itself when it is short enough.
+pub(crate) fn clip(s: &str) -> Cow<'_, str> {
+    match s.char_indices().nth(QUOTE_CHARS) {
+        None => Cow::Borrowed(s),
+        Some((cut, _)) => Cow::Owned(format!(
+            "{}...(cut, {} characters in all)",
+            &s[..cut],
+            s.chars().count()
+        )),
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary, with `marker`
+/// (given the number of bytes left out) appended; `text` unchanged when it fits.
+pub(crate) fn truncate_with(text: &mut String, max: usize, marker: impl FnOnce(usize) -> String) {
+    if text.len() <= max {
+        return;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let left_out = text.len() - cut;
+    text.truncate(cut);
+    text.push_str(&marker(left_out));
+}
 
 /// The candidate closest to `name` by edit distance, if any is close enough
 /// to be a plausible typo.
+/// A name longer than [`QUOTE_CHARS`] is no typo of a tool or parameter
+/// name (those are at most 64 characters) and is not searched for.
 pub(crate) fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    if name.len() > QUOTE_CHARS * 4 || name.chars().count() > QUOTE_CHARS {
+        return None;
+    }
     let (best, distance) = candidates
         .map(|c| (c, edit_distance(&name.to_lowercase(), &c.to_lowercase())))
         .min_by_key(|&(_, d)| d)?;
-    (distance <= name.chars().count().max(3) / 2 || best.contains(name) || name.contains(best)).then_some(best)
+    let (lower, best_lower) = (name.to_lowercase(), best.to_lowercase());
+    (distance <= name.chars().count().max(3) / 2 || best_lower.contains(&lower) || lower.contains(&best_lower))
+        .then_some(best)
 }
 
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
@@ -45,5 +85,22 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("same", "same"), 0);
+    }
+
+    #[test]
+    fn clip_cuts_long_text_with_a_marker() {
+        assert_eq!(clip("short"), "short");
+        let long = "x".repeat(1 << 20);
+        let clipped = clip(&long);
+        assert!(clipped.starts_with(&"x".repeat(QUOTE_CHARS)), "{clipped}");
+        assert!(clipped.ends_with("...(cut, 1048576 characters in all)"), "{clipped}");
+        assert!(clipped.len() < 120);
+    }
+
+    #[test]
+    fn no_closest_name_is_searched_for_a_name_past_64_characters() {
+        let long = "read_file".repeat(8);
+        assert_eq!(closest_name(&long, ["read_file"].into_iter()), None);
+        assert_eq!(closest_name("read_fil", ["read_file"].into_iter()), Some("read_file"));
     }
 }

@@ -54,6 +54,7 @@ pub struct ToolDefinition {
     output_shape: Option<Shape>,
     mode: Option<BindMode>,
     sequential: bool,
+    blocking: bool,
     tags: Vec<String>,
     annotations: ToolAnnotations,
     states: Vec<StateRequirement>,
@@ -135,6 +136,7 @@ impl ToolDefinition {
             output_shape: None,
             mode: None,
             sequential: false,
+            blocking: false,
             tags: Vec::new(),
             annotations: ToolAnnotations::default(),
             states: Vec::new(),
@@ -164,6 +166,20 @@ impl ToolDefinition {
     pub fn sequential(mut self, sequential: bool) -> Self {
         self.sequential = sequential;
         self
+    }
+
+    /// Marks the tool as one whose body runs on the blocking pool (a plain
+    /// `fn` tool; `#[tool]` sets it). Such a body cannot be stopped at its
+    /// time limit, so the registry bounds how many may still be running
+    /// ([`crate::ToolRegistry::with_max_stray_blocking_calls`]).
+    pub fn blocking(mut self, blocking: bool) -> Self {
+        self.blocking = blocking;
+        self
+    }
+
+    /// The tool's body runs on the blocking pool.
+    pub fn is_blocking(&self) -> bool {
+        self.blocking
     }
 
     /// Sets the tags used to choose tool subsets.
@@ -295,6 +311,11 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 /// the generated code keeps one per tool.
 #[doc(hidden)]
 pub type LazyDefinition = OnceLock<ToolDefinition>;
+
+/// Plain `fn` tool bodies still running after their call was given up
+/// (timed out, cancelled), across the process: every registry shares the
+/// runtime's blocking pool. Counted by `__private::run_blocking`.
+pub(crate) static STRAY_BLOCKING_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 #[cfg(test)]
 mod tests {

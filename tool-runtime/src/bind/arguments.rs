@@ -4,36 +4,109 @@
 use serde_json::{Map, Value};
 
 use super::describe::describe_value;
-use crate::codes::{CallError, ErrorCode};
+use crate::call::CallArguments;
+use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 
-/// Turns a top-level JSON value into the argument object: `null` means `{}`;
-/// a string is raw argument text (OpenAI's arguments, held in a `Value`);
-/// anything else is `arguments_not_object`.
-pub fn arguments_object(value: Value) -> Result<Map<String, Value>, CallError> {
-    match value {
-        Value::Object(map) => Ok(map),
-        Value::Null => Ok(Map::new()),
-        Value::String(text) => parse_raw_arguments(&text),
-        other => Err(CallError::new(
-            ErrorCode::ArgumentsNotObject,
-            "",
-            format!("the arguments must be a JSON object, got {}", describe_value(&other)),
-        )),
+/// The argument object of a call: raw text is parsed, and a `Value` that
+/// is a string is read as raw text (OpenAI's arguments, held in a
+/// `Value`). Empty text and `null` mean `{}`; text that is no JSON is
+/// `json_parse_error`; JSON that is a string holding an object (arguments
+/// encoded twice) is parsed, with the warning `json_string_parsed` and no
+/// path; any other JSON that is no object is `arguments_not_object`.
+pub(crate) fn argument_object(arguments: CallArguments) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
+    match arguments {
+        CallArguments::Json(Value::String(text)) | CallArguments::Text(text) => raw_object(&text),
+        CallArguments::Json(value) => json_object(value).map(|map| (map, None)),
     }
 }
 
-/// Parses raw argument text as a provider sends it: empty text or `null`
-/// mean `{}`, text that is not JSON is `json_parse_error`.
-pub fn parse_raw_arguments(raw: &str) -> Result<Map<String, Value>, CallError> {
+/// A parsed top-level value as the argument object.
+fn json_object(value: Value) -> Result<Map<String, Value>, CallError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        other => Err(not_an_object(&other)),
+    }
+}
+
+fn raw_object(raw: &str) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
     if raw.trim().is_empty() {
-        return Ok(Map::new());
+        return Ok((Map::new(), None));
     }
     match serde_json::from_str::<Value>(raw) {
-        Ok(value) => arguments_object(value),
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+            Ok(Value::Object(map)) => {
+                let warning = Warning::new(
+                    WarningCode::JsonStringParsed,
+                    "",
+                    "the arguments were a JSON object encoded as a string; it was parsed",
+                );
+                Ok((map, Some(warning)))
+            }
+            _ => Err(not_an_object(&Value::String(inner))),
+        },
+        Ok(value) => json_object(value).map(|map| (map, None)),
         Err(e) => Err(CallError::new(
             ErrorCode::JsonParseError,
             "",
             format!("the arguments are not valid JSON ({e})"),
         )),
+    }
+}
+
+fn not_an_object(value: &Value) -> CallError {
+    CallError::new(
+        ErrorCode::ArgumentsNotObject,
+        "",
+        format!("the arguments must be a JSON object, got {}", describe_value(value)),
+    )
+}
+
+/// Whether `value` written as JSON text would be longer than `limit`
+/// bytes, estimated without writing it: strings, keys and punctuation are
+/// counted exactly, numbers by their digits. The walk stops as soon as the
+/// count passes `limit`, so it costs at most about `limit` steps, and it
+/// keeps its own stack, so no nesting overflows it.
+pub(crate) fn json_size_exceeds(value: &Value, limit: usize) -> bool {
+    let mut size = 0usize;
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        size += match value {
+            Value::Null | Value::Bool(true) => 4,
+            Value::Bool(false) => 5,
+            Value::Number(n) => number_len(n),
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                pending.extend(items);
+                2 + items.len().saturating_sub(1)
+            }
+            Value::Object(map) => {
+                let mut keys = 2 + map.len().saturating_sub(1);
+                for (key, item) in map {
+                    keys += key.len() + 3;
+                    pending.push(item);
+                    if size + keys > limit {
+                        break;
+                    }
+                }
+                keys
+            }
+        };
+        if size > limit {
+            return true;
+        }
+    }
+    false
+}
+
+/// The length of a number written as JSON, counted by its digits (floats
+/// as at most 24 characters).
+fn number_len(n: &serde_json::Number) -> usize {
+    if let Some(u) = n.as_u64() {
+        u.checked_ilog10().unwrap_or(0) as usize + 1
+    } else if let Some(i) = n.as_i64() {
+        i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 2
+    } else {
+        24
     }
 }

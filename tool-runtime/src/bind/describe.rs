@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use crate::schema::{Kind, Shape};
+use crate::text::QUOTE_CHARS;
 
 /// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
 /// `one of "read", "write"`, `a list of strings`.
@@ -27,7 +28,10 @@ pub(crate) fn expected(shape: &Shape) -> String {
                 .maximum
                 .as_ref()
                 .map(ToString::to_string)
-                .or_else(|| (*max < WIDE).then(|| max.to_string()));
+                .or_else(|| (*max < WIDE).then(|| max.to_string()))
+                // A wide unsigned type states its upper limit too, rather
+                // than "at least 0" (values carry 64 bits at most here).
+                .or_else(|| (c.minimum.is_none() && *min == 0).then(|| (*max).min(i128::from(u64::MAX)).to_string()));
             match (lo, hi) {
                 (Some(lo), Some(hi)) => format!("an integer from {lo} to {hi}"),
                 (Some(lo), None) => format!("an integer of at least {lo}"),
@@ -58,9 +62,9 @@ pub(crate) fn expected(shape: &Shape) -> String {
         }
         Kind::Array { items, unique } => {
             let what = if *unique { "a list of distinct" } else { "a list of" };
-            format!("{what} {}", plural(&expected(items)))
+            format!("{what} {}", plural(items))
         }
-        Kind::Map { values } => format!("an object whose values are {}", plural(&expected(values))),
+        Kind::Map { values } => format!("an object whose values are {}", plural(values)),
         Kind::Object(object) => {
             let names: Vec<&str> = object.fields.iter().map(|f| f.name.as_str()).collect();
             format!("an object with the fields {}", names.join(", "))
@@ -85,18 +89,27 @@ pub(crate) fn expected(shape: &Shape) -> String {
     out
 }
 
-/// `a string` -> `strings`, `an integer from 1 to 5` -> `integers from 1 to 5`.
-fn plural(phrase: &str) -> String {
-    let rest = phrase
-        .strip_prefix("a ")
-        .or_else(|| phrase.strip_prefix("an "))
-        .unwrap_or(phrase);
-    match rest.split_once(' ') {
-        Some((noun, tail)) if !rest.starts_with("list") && !rest.starts_with("object") => {
-            format!("{noun}s {tail}")
+/// What a list's items or a map's values must be, in the plural:
+/// `strings`, `integers from 1 to 5`, `lists of numbers`, `true or false
+/// values`, `values, each one of "a", "b"`, `JSON values of any kind`.
+fn plural(shape: &Shape) -> String {
+    match &shape.kind {
+        Kind::Boolean => "true or false values".to_owned(),
+        Kind::Enum(_) => format!("values, each {}", expected(shape)),
+        Kind::Any => "JSON values of any kind".to_owned(),
+        _ => {
+            // `a string of ...`, `an integer from ...`, `a list of ...`,
+            // `an object with ...`: drop the article, pluralize the noun.
+            let singular = expected(shape);
+            let rest = singular
+                .strip_prefix("a ")
+                .or_else(|| singular.strip_prefix("an "))
+                .unwrap_or(&singular);
+            match rest.split_once(' ') {
+                Some((noun, tail)) => format!("{noun}s {tail}"),
+                None => format!("{rest}s"),
+            }
         }
-        _ if rest == "string" || rest == "integer" || rest == "number" => format!("{rest}s"),
-        _ => phrase.to_owned(),
     }
 }
 
@@ -113,10 +126,54 @@ pub(crate) fn describe_value(value: &Value) -> String {
     }
 }
 
+/// `the string "abc"`; a string past 64 characters is quoted cut, with a
+/// marker saying how long it was.
 pub(crate) fn describe_str(s: &str) -> String {
-    const LIMIT: usize = 40;
-    match s.char_indices().nth(LIMIT) {
-        Some((cut, _)) => format!("the string {:?}...", &s[..cut]),
+    match s.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => format!(
+            "the string {:?}...(cut, {} characters in all)",
+            &s[..cut],
+            s.chars().count()
+        ),
         None => format!("the string {s:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use super::*;
+    use crate::schema::ToolParam;
+
+    #[test]
+    fn lists_and_maps_read_in_the_plural_for_every_kind() {
+        assert_eq!(expected(&Vec::<String>::shape()), "a list of strings");
+        assert_eq!(expected(&Vec::<bool>::shape()), "a list of true or false values");
+        assert_eq!(expected(&Vec::<u8>::shape()), "a list of integers from 0 to 255");
+        assert_eq!(expected(&Vec::<f64>::shape()), "a list of numbers");
+        assert_eq!(expected(&u64::shape()), "an integer from 0 to 18446744073709551615");
+        assert_eq!(expected(&u128::shape()), "an integer from 0 to 18446744073709551615");
+        assert_eq!(expected(&i64::shape()), "an integer");
+        assert_eq!(
+            expected(&Vec::<Vec<i32>>::shape()),
+            "a list of lists of integers from -2147483648 to 2147483647"
+        );
+        assert_eq!(expected(&BTreeSet::<String>::shape()), "a list of distinct strings");
+        assert_eq!(expected(&Vec::<Value>::shape()), "a list of JSON values of any kind");
+        assert_eq!(
+            expected(&BTreeMap::<String, bool>::shape()),
+            "an object whose values are true or false values"
+        );
+        assert_eq!(
+            expected(&Vec::<BTreeMap<String, u64>>::shape()),
+            "a list of objects whose values are integers from 0 to 18446744073709551615"
+        );
+        let choice = Shape::new(Kind::Enum(vec!["a".into(), "b".into()]));
+        let list = Shape::new(Kind::Array {
+            items: Box::new(choice),
+            unique: false,
+        });
+        assert_eq!(expected(&list), "a list of values, each one of \"a\", \"b\"");
     }
 }

@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-pub(crate) use arguments::{arguments_object, parse_raw_arguments};
+pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
 pub(crate) use describe::{describe_str, describe_value, expected};
 pub(crate) use typed::parse_arguments;
@@ -34,6 +34,7 @@ pub use typed::{ParamSeed, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
+use crate::text::{clip, closest_name};
 
 /// How forgiving the binder is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,13 +46,52 @@ pub enum BindMode {
     Strict,
 }
 
-/// What binding found: the warnings and the errors, in the order met.
+/// The most warnings, and the most errors, one binding records in detail;
+/// past it they are only counted, so a huge argument with one mistake
+/// repeated costs no more memory than a small one (SPEC section 11).
+pub(crate) const MAX_RECORDED_PROBLEMS: usize = 100;
+
+/// What binding found: the warnings and the errors, in the order met, each
+/// list holding at most [`MAX_RECORDED_PROBLEMS`], with the count of those
+/// left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Report {
     /// Values accepted after a change.
     pub(crate) warnings: Vec<Warning>,
     /// Values that kept the tool from running.
     pub(crate) errors: Vec<CallError>,
+    /// Warnings met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
+    pub(crate) omitted_warnings: usize,
+    /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
+    pub(crate) omitted_errors: usize,
+    /// The tool's parameters whose value was refused (at most one entry
+    /// per declared parameter).
+    pub(crate) refused: Vec<String>,
+}
+
+impl Report {
+    /// A report of one problem of the whole call.
+    pub(crate) fn error(error: CallError) -> Self {
+        Report {
+            errors: vec![error],
+            ..Report::default()
+        }
+    }
+
+    /// Warnings met, recorded or not.
+    pub(crate) fn warning_count(&self) -> usize {
+        self.warnings.len() + self.omitted_warnings
+    }
+
+    /// Errors met, recorded or not.
+    pub(crate) fn error_count(&self) -> usize {
+        self.errors.len() + self.omitted_errors
+    }
+
+    /// There is an error: the tool may not run.
+    pub(crate) fn refused(&self) -> bool {
+        self.error_count() > 0
+    }
 }
 
 /// Checks and coerces `arguments` against a tool's parameters, in place.
@@ -113,11 +153,25 @@ impl Walker {
         self.path.truncate(mark);
     }
 
+    /// Enters a key the model chose (an unknown key, a map's key): the path
+    /// quotes it cut to 64 characters.
+    fn enter_sent_key(&mut self, key: &str) -> usize {
+        self.enter_key(&clip(key))
+    }
+
     fn warn(&mut self, code: WarningCode, detail: String) {
+        if self.report.warnings.len() >= MAX_RECORDED_PROBLEMS {
+            self.report.omitted_warnings += 1;
+            return;
+        }
         self.report.warnings.push(Warning::new(code, self.path.clone(), detail));
     }
 
     fn error(&mut self, code: ErrorCode, detail: String) {
+        if self.report.errors.len() >= MAX_RECORDED_PROBLEMS {
+            self.report.omitted_errors += 1;
+            return;
+        }
         self.report.errors.push(CallError::new(code, self.path.clone(), detail));
     }
 
@@ -145,13 +199,21 @@ impl Walker {
                 }
                 Some(value) if value.is_null() => {
                     // A defaulted field's null is removed, so it no longer counts.
+                    let errors = self.report.error_count();
                     if !self.null_field(field.presence, &field.shape, &field.name, map) {
                         known += 1;
+                    }
+                    if top && self.report.error_count() > errors {
+                        self.report.refused.push(field.name.clone());
                     }
                 }
                 Some(value) => {
                     known += 1;
+                    let errors = self.report.error_count();
                     self.value(&field.shape, value);
+                    if top && self.report.error_count() > errors {
+                        self.report.refused.push(field.name.clone());
+                    }
                 }
             }
             self.leave(mark);
@@ -174,7 +236,7 @@ impl Walker {
             map.insert(name.to_owned(), value);
             self.warn(
                 WarningCode::ParameterNameNormalized,
-                format!("the key `{alias}` was read as the parameter `{name}`"),
+                format!("the key `{}` was read as the parameter `{name}`", clip(&alias)),
             );
         }
     }
@@ -216,17 +278,34 @@ impl Walker {
             names.join(", ")
         };
         for key in unknown {
-            let mark = self.enter_key(&key);
-            let detail = format!("`{key}` is not a parameter here; the parameters are {names}");
+            let mark = self.enter_sent_key(&key);
+            // The closest name is searched for only for a problem that is
+            // recorded, so thousands of unknown keys cost no search each.
+            let recorded = if self.lenient() {
+                self.report.warnings.len() < MAX_RECORDED_PROBLEMS
+            } else {
+                self.report.errors.len() < MAX_RECORDED_PROBLEMS
+            };
+            let closest = recorded
+                .then(|| closest_name(&key, object.fields.iter().map(|f| f.name.as_str())))
+                .flatten()
+                .map(|name| format!(" (did you mean `{name}`?)"))
+                .unwrap_or_default();
+            let detail = format!(
+                "`{}` is not a parameter here{closest}; the parameters are {names}",
+                clip(&key)
+            );
             if self.lenient() {
                 self.warn(WarningCode::UnknownParameter, format!("{detail}; it was ignored"));
             } else {
                 self.error(ErrorCode::UnknownParameter, detail);
             }
             self.leave(mark);
-            if !top {
-                map.remove(&key);
-            }
+        }
+        // One pass, not one removal a key: removing from an ordered map
+        // shifts what follows, which made many unknown keys quadratic.
+        if !top {
+            map.retain(|key, _| object.field(key).is_some());
         }
     }
 
@@ -250,7 +329,7 @@ impl Walker {
                     && let Value::Object(map) = value
                 {
                     for (key, item) in map.iter_mut() {
-                        let mark = self.enter_key(key);
+                        let mark = self.enter_sent_key(key);
                         self.value(values, item);
                         self.leave(mark);
                     }
@@ -286,11 +365,15 @@ impl Walker {
                     Value::Number(n) => n.to_string(),
                     other => other.to_string(),
                 };
-                self.warn(
-                    WarningCode::ScalarConvertedToString,
-                    format!("{} was converted to the string {text:?}", describe_value(value)),
-                );
+                // No warning for a conversion whose result is then refused.
+                let errors = self.report.error_count();
                 self.check_string(shape, &text);
+                if self.report.error_count() == errors {
+                    self.warn(
+                        WarningCode::ScalarConvertedToString,
+                        format!("{} was converted to the string {text:?}", describe_value(value)),
+                    );
+                }
                 *value = Value::String(text);
             }
             _ => self.mismatch(shape, value),
@@ -345,12 +428,14 @@ impl Walker {
     }
 
     fn integer(&mut self, shape: &Shape, value: &mut Value) {
-        let (n, changed) = match &*value {
+        // The warning of a coercion is recorded only once its result is
+        // accepted: a value refused after all is an error and nothing else.
+        let (n, coerced) = match &*value {
             Value::Number(num) => {
                 if let Some(i) = num.as_i64() {
-                    (i as i128, false)
+                    (i as i128, None)
                 } else if let Some(u) = num.as_u64() {
-                    (u as i128, false)
+                    (u as i128, None)
                 } else {
                     let f = num.as_f64().unwrap_or(f64::NAN);
                     if !self.lenient() {
@@ -362,23 +447,32 @@ impl Walker {
                     } else {
                         (WarningCode::FractionTruncated, "truncated to the integer")
                     };
-                    if !(-1e38..=1e38).contains(&whole) {
-                        let detail = format!("expected {}, got {}", expected(shape), describe_value(value));
+                    // A JSON number that arrived as a float (an integer
+                    // beyond 64 bits, or written with a fraction or an
+                    // exponent) is exact only within 2^53; past that the
+                    // integer the model wrote is unknown, so it is refused
+                    // rather than read as a neighbour (`-9223372036854775809`
+                    // is no `i64::MIN`).
+                    if whole.abs() >= EXACT_FLOAT_INTEGERS {
+                        let detail = format!(
+                            "expected {}, got {}, too large to be read exactly as an integer",
+                            expected(shape),
+                            describe_value(value)
+                        );
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     let n = whole as i128;
-                    self.warn(code, format!("{} was {how} {n}", describe_value(value)));
-                    (n, true)
+                    (n, Some((code, format!("{} was {how} {n}", describe_value(value)))))
                 }
             }
             Value::String(s) if self.lenient() => match parse_integer_literal(s) {
-                IntegerLiteral::Integer(n) => {
-                    self.warn(
+                IntegerLiteral::Integer(n) => (
+                    n,
+                    Some((
                         WarningCode::StringConvertedToInteger,
                         format!("{} was converted to the integer {n}", describe_str(s)),
-                    );
-                    (n, true)
-                }
+                    )),
+                ),
                 IntegerLiteral::Huge => {
                     let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
                     return self.error(ErrorCode::OutOfRange, detail);
@@ -394,7 +488,20 @@ impl Walker {
             let detail = format!("expected {}, got {n}", expected(shape));
             return self.error(ErrorCode::OutOfRange, detail);
         }
-        if changed {
+        // JSON numbers carry 64-bit integers exactly here (serde_json
+        // without `arbitrary_precision`): an `i128`/`u128` takes values from
+        // `i64::MIN` to `u64::MAX`, and is refused beyond, never rounded.
+        if i64::try_from(n).is_err() && u64::try_from(n).is_err() {
+            let detail = format!(
+                "expected {}, got {n}; integers beyond 64 bits cannot be carried exactly (the range is {} to {})",
+                expected(shape),
+                i64::MIN,
+                u64::MAX
+            );
+            return self.error(ErrorCode::OutOfRange, detail);
+        }
+        if let Some((code, detail)) = coerced {
+            self.warn(code, detail);
             *value = Value::Number(integer_number(n));
         }
     }
@@ -404,6 +511,10 @@ impl Walker {
             Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
             Value::String(s) if self.lenient() => match s.trim().parse::<f64>() {
                 Ok(f) if f.is_finite() => {
+                    if !shape.number_fits(f) {
+                        let detail = format!("expected {}, got {f}", expected(shape));
+                        return self.error(ErrorCode::OutOfRange, detail);
+                    }
                     self.warn(
                         WarningCode::StringConvertedToNumber,
                         format!("{} was converted to the number {f}", describe_str(s)),
@@ -459,6 +570,10 @@ impl Walker {
                 None => self.wrap_in_list(value),
             },
             Value::Number(_) | Value::Bool(_) if self.lenient() => self.wrap_in_list(value),
+            // One object where a list of objects belongs.
+            Value::Object(_) if self.lenient() && matches!(items.kind, Kind::Object(_) | Kind::Map { .. }) => {
+                self.wrap_in_list(value)
+            }
             _ => return self.mismatch(shape, value),
         }
         let Value::Array(elements) = value else {
@@ -517,13 +632,53 @@ impl Walker {
     }
 }
 
-/// How many different values `items` holds.
+/// How many different values `items` holds, in O(n log n): each value is
+/// written as canonical JSON text (object keys sorted, so values equal as
+/// `Value`s give equal text whatever their key order), and the texts are
+/// sorted and counted once each.
 fn distinct(items: &[Value]) -> usize {
-    items
+    let mut texts: Vec<String> = items
         .iter()
-        .enumerate()
-        .filter(|(i, item)| !items[..*i].contains(item))
-        .count()
+        .map(|item| {
+            let mut text = String::new();
+            write_canonical(item, &mut text);
+            text
+        })
+        .collect();
+    texts.sort_unstable();
+    texts.dedup();
+    texts.len()
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{}:", Value::from(key.as_str()));
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        scalar => {
+            let _ = write!(out, "{scalar}");
+        }
+    }
 }
 
 /// Parses `s` when it holds JSON of the kind that starts with `open`
@@ -551,37 +706,91 @@ enum IntegerLiteral {
     NotAnInteger,
 }
 
+/// Floats hold every integer exactly up to 2^53, and not all beyond.
+const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
 fn parse_integer_literal(s: &str) -> IntegerLiteral {
     let s = s.trim();
     if let Ok(n) = s.parse::<i128>() {
         return IntegerLiteral::Integer(n);
     }
-    match s.parse::<f64>() {
-        Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => IntegerLiteral::Integer(f as i128),
-        Ok(f) if f.is_infinite() || (f.fract() == 0.0 && f.abs() >= 1e38) => {
-            let digits = s.trim_start_matches(['+', '-']);
-            let numeric = digits
-                .bytes()
-                .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-            if numeric {
-                IntegerLiteral::Huge
-            } else {
-                IntegerLiteral::NotAnInteger
+    // Float notation (`"42.0"`, `"1e3"`, `"1.5e20"`) is read from the
+    // decimal text itself, exactly, never through a rounded float.
+    let numeric = s
+        .trim_start_matches(['+', '-'])
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if !numeric || s.parse::<f64>().is_err() {
+        return IntegerLiteral::NotAnInteger;
+    }
+    match exact_decimal_integer(s) {
+        Ok(n) => IntegerLiteral::Integer(n),
+        Err(Inexact::TooLarge) => IntegerLiteral::Huge,
+        Err(Inexact::Fraction) => IntegerLiteral::NotAnInteger,
+    }
+}
+
+/// Why a decimal literal is no `i128`.
+enum Inexact {
+    /// It has a fraction (or is malformed).
+    Fraction,
+    /// It is whole, and beyond an `i128`.
+    TooLarge,
+}
+
+/// The integer a decimal literal such as `"1.5e20"` or `"12e3"` writes,
+/// exactly.
+fn exact_decimal_integer(s: &str) -> Result<i128, Inexact> {
+    let (negative, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(at) => {
+            let exponent = &s[at + 1..];
+            match exponent.parse::<i32>() {
+                Ok(e) => (&s[..at], e),
+                // An exponent past i32: huge, or tiny.
+                Err(_) if !exponent.starts_with('-') && s[..at].bytes().any(|b| matches!(b, b'1'..=b'9')) => {
+                    return Err(Inexact::TooLarge);
+                }
+                Err(_) => return Err(Inexact::Fraction),
             }
         }
-        _ => IntegerLiteral::NotAnInteger,
+        None => (s, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(Inexact::Fraction);
     }
+    let digits = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    let significant = digits.trim_end_matches('0');
+    if significant.is_empty() {
+        return Ok(0);
+    }
+    let trailing_zeros = (digits.len() - significant.len()) as i64;
+    let shift = i64::from(exponent) - fraction.len() as i64 + trailing_zeros;
+    if shift < 0 {
+        return Err(Inexact::Fraction);
+    }
+    if significant.len() as i64 + shift > 40 {
+        return Err(Inexact::TooLarge);
+    }
+    let mut n = significant.parse::<i128>().map_err(|_| Inexact::TooLarge)?;
+    for _ in 0..shift {
+        n = n.checked_mul(10).ok_or(Inexact::TooLarge)?;
+    }
+    Ok(if negative { -n } else { n })
 }
 
 fn integer_number(n: i128) -> Number {
     if let Ok(i) = i64::try_from(n) {
         Number::from(i)
-    } else if let Ok(u) = u64::try_from(n) {
-        Number::from(u)
     } else {
-        // Outside what JSON integers carry here; only reachable for i128/u128
-        // parameters, whose Deserialize accepts a float as well.
-        Number::from_f64(n as f64).unwrap_or_else(|| Number::from(0))
+        // Callers check first that `n` fits 64 bits.
+        Number::from(u64::try_from(n).unwrap_or(u64::MAX))
     }
 }
 

@@ -3,6 +3,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::call::CallArguments;
 use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape, ToolParam};
 
 fn params(fields: Vec<Field>) -> ObjectShape {
@@ -18,7 +19,7 @@ fn one(name: &str, shape: Shape) -> ObjectShape {
 
 /// Normalizes `args` and returns the result with its codes.
 fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
-    let mut map = arguments_object(args).unwrap();
+    let mut map = argument_object(CallArguments::Json(args)).unwrap().0;
     let report = normalize(object, &mut map, mode, false);
     let warnings = report.warnings.iter().map(Warning::code_path).collect();
     let errors = report.errors.iter().map(CallError::code_path).collect();
@@ -238,6 +239,10 @@ fn deep_values_are_a_bounded_error() {
     assert_eq!(lenient(&object, json!({ "v": deep })).2, ["out_of_range:v"]);
 }
 
+fn parse_raw_arguments(text: &str) -> Result<Map<String, Value>, CallError> {
+    argument_object(CallArguments::Text(text.to_owned())).map(|(map, _)| map)
+}
+
 #[test]
 fn raw_text_rules() {
     assert!(parse_raw_arguments("").unwrap().is_empty());
@@ -247,6 +252,64 @@ fn raw_text_rules() {
         ErrorCode::ArgumentsNotObject
     );
     assert_eq!(parse_raw_arguments("{").unwrap_err().code, ErrorCode::JsonParseError);
+}
+
+#[test]
+fn valid_json_that_is_no_object_is_never_a_parse_error() {
+    for text in [
+        "42",
+        "true",
+        "[1]",
+        r#""hello""#,
+        r#""""#,
+        r#""[1]""#,
+        r#""null""#,
+        r#""\"{}\"""#,
+    ] {
+        for arguments in [
+            CallArguments::Text(text.to_owned()),
+            CallArguments::Json(Value::String(text.to_owned())),
+        ] {
+            let code = argument_object(arguments).unwrap_err().code;
+            assert_eq!(code, ErrorCode::ArgumentsNotObject, "{text}");
+        }
+    }
+    for value in [json!(42), json!([1]), json!(true)] {
+        let code = argument_object(CallArguments::Json(value)).unwrap_err().code;
+        assert_eq!(code, ErrorCode::ArgumentsNotObject);
+    }
+    // An object encoded twice is parsed, with a warning that has no path.
+    let twice = r#""{\"a\": 1}""#;
+    for arguments in [
+        CallArguments::Text(twice.to_owned()),
+        CallArguments::Json(Value::String(twice.to_owned())),
+    ] {
+        let (map, warning) = argument_object(arguments).unwrap();
+        assert_eq!(Value::Object(map), json!({"a": 1}));
+        let warning = warning.expect("a warning");
+        assert_eq!(warning.code_path(), "json_string_parsed");
+    }
+    // Raw text held in a Value is read as sent: no warning.
+    let (map, warning) = argument_object(CallArguments::Json(json!(r#"{"a": 1}"#))).unwrap();
+    assert_eq!((Value::Object(map), warning), (json!({"a": 1}), None));
+    assert_eq!(
+        argument_object(CallArguments::Text("nope".into())).unwrap_err().code,
+        ErrorCode::JsonParseError
+    );
+}
+
+#[test]
+fn a_single_object_for_a_list_of_objects_is_wrapped() {
+    let object = one("rows", Vec::<BTreeMap<String, u8>>::shape());
+    let (out, warnings, errors) = lenient(&object, json!({"rows": {"a": 1}}));
+    assert_eq!(out, json!({"rows": [{"a": 1}]}));
+    assert_eq!(warnings, ["scalar_coerced_to_list:rows"]);
+    assert!(errors.is_empty());
+    let (_, _, errors) = run(&object, json!({"rows": {"a": 1}}), BindMode::Strict);
+    assert_eq!(errors, ["type_mismatch:rows"]);
+    // Not for a list of scalars.
+    let object = one("ids", Vec::<u8>::shape());
+    assert_eq!(lenient(&object, json!({"ids": {"a": 1}})).2, ["type_mismatch:ids"]);
 }
 
 #[test]
@@ -260,4 +323,128 @@ fn expected_phrases_name_types_bounds_and_values() {
     let e = Shape::new(crate::schema::Kind::Enum(vec!["read".into(), "write".into()]));
     assert_eq!(expected(&e), "one of \"read\", \"write\"");
     assert_eq!(expected(&Vec::<String>::shape()), "a list of strings");
+}
+
+/// The fastest of three runs of `f`, to keep a loaded machine's noise out
+/// of relative measurements.
+fn fastest(mut f: impl FnMut()) -> std::time::Duration {
+    (0..3)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            f();
+            start.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+fn binding_a_set_is_not_quadratic() {
+    let object = one("ids", std::collections::BTreeSet::<u64>::shape());
+    let args = |n: u64| json!({ "ids": (0..n).collect::<Vec<_>>() });
+    // 40,000 items, as reported: distinct items are counted right.
+    let (_, warnings, errors) = lenient(&object, args(40_000));
+    assert!(warnings.is_empty() && errors.is_empty(), "{errors:?}");
+    let (small, large) = (args(10_000), args(100_000));
+    let cost = |value: &Value| {
+        fastest(|| {
+            let _ = lenient(&object, value.clone());
+        })
+    };
+    let (small, large) = (cost(&small), cost(&large));
+    // Near-linear gives about 10x; the old rescan gave about 100x.
+    assert!(large < small * 30, "10k items: {small:?}, 100k items: {large:?}");
+}
+
+#[test]
+fn sets_count_values_equal_whatever_their_key_order_once() {
+    let mut reordered = serde_json::Map::new();
+    reordered.insert("b".into(), json!(2));
+    reordered.insert("a".into(), json!(1));
+    let items = [
+        json!({"a": 1, "b": 2}),
+        Value::Object(reordered),
+        json!({"a": 1, "b": 3}),
+    ];
+    assert_eq!(distinct(&items), 2);
+    assert_eq!(distinct(&[json!(1), json!("1"), json!(1)]), 2);
+}
+
+#[test]
+fn integers_are_read_exactly_or_refused() {
+    let parsed = |text: &str| -> Value { serde_json::from_str(text).unwrap() };
+    let object = one("n", i64::shape());
+    let below = parsed(r#"{"n": -9223372036854775809}"#);
+    let (_, warnings, errors) = lenient(&object, below);
+    assert_eq!(errors, ["out_of_range:n"]);
+    assert!(warnings.is_empty());
+    assert!(lenient(&object, json!({"n": i64::MIN})).2.is_empty());
+    assert_eq!(
+        lenient(&object, json!({"n": "-9223372036854775809"})).2,
+        ["out_of_range:n"]
+    );
+    // A float past 2^53 may not be the integer the model wrote.
+    let object = one("n", u64::shape());
+    assert_eq!(
+        lenient(&object, parsed(r#"{"n": 9007199254740993.0}"#)).2,
+        ["out_of_range:n"]
+    );
+    assert!(lenient(&object, parsed(r#"{"n": 9007199254740991.0}"#)).2.is_empty());
+    // Strings in float notation are read from their digits.
+    for (text, n) in [
+        ("1e19", 10_000_000_000_000_000_000u64),
+        ("1.5e1", 15),
+        ("18446744073709551615", u64::MAX),
+    ] {
+        let (out, _, errors) = lenient(&object, json!({ "n": text }));
+        assert!(errors.is_empty(), "{text}: {errors:?}");
+        assert_eq!(out["n"], json!(n), "{text}");
+    }
+    for (text, code) in [
+        ("1.00000000000000000001", "unsupported_integer_literal:n"),
+        ("12345678901234567891e-1", "unsupported_integer_literal:n"),
+        ("1e400", "out_of_range:n"),
+        ("1e99999999999", "out_of_range:n"),
+        ("inf", "unsupported_integer_literal:n"),
+    ] {
+        assert_eq!(lenient(&object, json!({ "n": text })).2, [code], "{text}");
+    }
+    // i128/u128 take what JSON carries exactly here: i64::MIN to u64::MAX.
+    let object = one("n", i128::shape());
+    let (out, _, errors) = lenient(&object, json!({"n": "18446744073709551615"}));
+    assert!(errors.is_empty());
+    assert_eq!(out["n"], json!(u64::MAX));
+    let (_, warnings, errors) = lenient(&object, json!({"n": "170141183460469231731687303715884105727"}));
+    assert_eq!(errors, ["out_of_range:n"]);
+    assert!(warnings.is_empty());
+    assert_eq!(lenient(&object, parsed(r#"{"n": 1e20}"#)).2, ["out_of_range:n"]);
+}
+
+#[test]
+fn many_unknown_keys_in_a_nested_object_are_not_quadratic() {
+    let inner = params(vec![Field::new("a", u8::shape().describe("d"), false, "u8")]);
+    let object = one("inner", Shape::new(Kind::Object(inner)));
+    let args = |n: usize| {
+        let mut map = serde_json::Map::new();
+        map.insert("a".into(), json!(1));
+        for i in 0..n {
+            map.insert(format!("k{i}"), json!(0));
+        }
+        json!({ "inner": Value::Object(map) })
+    };
+    let (out, warnings, _) = lenient(&object, args(10));
+    assert_eq!(
+        out,
+        json!({"inner": {"a": 1}}),
+        "unknown keys of a nested object are removed"
+    );
+    assert_eq!(warnings.len(), 10);
+    let (small, large) = (args(10_000), args(100_000));
+    let cost = |value: &Value| {
+        fastest(|| {
+            let _ = lenient(&object, value.clone());
+        })
+    };
+    let (small, large) = (cost(&small), cost(&large));
+    assert!(large < small * 30, "10k keys: {small:?}, 100k keys: {large:?}");
 }

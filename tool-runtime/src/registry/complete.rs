@@ -16,7 +16,7 @@ pub struct Completion {
     /// The tool's name.
     pub tool: String,
     /// The bound arguments with every default filled in (optional
-    /// parameters that were not sent are left out).
+    /// parameters that were not sent, and refused values, are left out).
     pub arguments: Map<String, Value>,
     /// Required parameters still missing.
     pub missing: Vec<String>,
@@ -66,6 +66,10 @@ pub enum ValueSource {
     Missing,
     /// Optional and not sent.
     Unset,
+    /// Sent, and refused by the binder (a wrong type, a broken bound): the
+    /// row's value is what was sent, and it is not among the completed
+    /// arguments. The completion's `errors` say why.
+    Refused,
 }
 
 impl ToolRegistry {
@@ -76,21 +80,28 @@ impl ToolRegistry {
     /// is in the completion.
     pub fn complete(&self, name: &str, arguments: impl Into<CallArguments>) -> Result<Completion, CallError> {
         let Some(tool) = self.get(name) else {
-            let names: Vec<&str> = self.names().collect();
+            let names: Vec<&str> = self.names().take(100).collect();
+            let name = crate::text::clip(name);
             return Err(CallError::new(
                 ErrorCode::UnknownTool,
-                name,
+                name.as_ref(),
                 format!("no tool is named `{name}`; the tools are {}", names.join(", ")),
             ));
         };
         let definition = tool.definition();
-        let mut map = self.argument_object(arguments.into())?;
-        let Report { warnings, errors } = bind::normalize(
+        let (mut map, decoded) = self.argument_object(arguments.into())?;
+        let Report {
+            mut warnings,
+            errors,
+            refused,
+            ..
+        } = bind::normalize(
             definition.params(),
             &mut map,
             self.mode_for(definition),
             self.settings.null_is_absent,
         );
+        warnings.splice(0..0, decoded);
         let errors = errors
             .into_iter()
             .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))
@@ -107,6 +118,7 @@ impl ToolRegistry {
         };
         for field in &definition.params().fields {
             let (value, source) = match (map.remove(&field.name), field.presence) {
+                (Some(v), _) if refused.contains(&field.name) => (Some(v), ValueSource::Refused),
                 (Some(Value::Null), Presence::Optional) | (None, Presence::Optional) => (None, ValueSource::Unset),
                 (Some(v), _) => (Some(v), ValueSource::Provided),
                 (None, Presence::Defaulted) => (field.default.clone(), ValueSource::Default),
@@ -117,7 +129,7 @@ impl ToolRegistry {
                 ValueSource::Unset => completion.unset.push(field.name.clone()),
                 _ => {}
             }
-            if let Some(v) = &value {
+            if let Some(v) = value.as_ref().filter(|_| source != ValueSource::Refused) {
                 completion.arguments.insert(field.name.clone(), v.clone());
             }
             completion.params.push(ParamRow {

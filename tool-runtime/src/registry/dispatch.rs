@@ -15,13 +15,13 @@ use std::task::Poll;
 
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
+use tokio::time::Instant;
 
 use super::ToolRegistry;
-use crate::bind::{self, BoundArguments};
+use crate::bind::{self, BoundArguments, Report};
 use crate::call::{CallArguments, ToolCall};
-use crate::codes::{CallError, Warning};
+use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
-use crate::output::ToolOutput;
 use crate::result::{Outcome, ToolResult};
 use crate::text::panic_message;
 use crate::tool::{Tool, ToolFuture};
@@ -33,40 +33,59 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub async fn call(&self, name: &str, arguments: impl Into<CallArguments>) -> ToolResult {
-        self.run(ToolCall::new(name, arguments), None).await
+        self.bounded(self.run(ToolCall::new(name, arguments), None, None).await)
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        self.run(call, None).await
+        self.bounded(self.run(call, None, None).await)
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        self.run(call, Some(cancellation)).await
+        self.bounded(self.run(call, Some(cancellation), None).await)
+    }
+
+    /// Cuts the text of a result to the registry's output limit.
+    fn bounded(&self, result: ToolResult) -> ToolResult {
+        match self.settings.max_output_bytes {
+            Some(max) => result.with_text_cut(max),
+            None => result,
+        }
     }
 
     /// Runs the calls of one model message concurrently, at most the
     /// registry's concurrency limit at once (a `sequential` tool alone), and
     /// returns their results in the order of `calls`.
+    ///
+    /// Every call's time limit counts from this call, so time spent waiting
+    /// for the concurrency limit counts against it.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolResult> {
-        futures_util::stream::iter(calls.into_iter().map(|call| self.call_one(call)))
+        let made = Some(Instant::now());
+        let run = |call| async move { self.bounded(self.run(call, None, made).await) };
+        futures_util::stream::iter(calls.into_iter().map(run))
             .buffered(self.settings.concurrency)
             .collect()
             .await
     }
 
-    async fn run(&self, call: ToolCall, external: Option<&Cancellation>) -> ToolResult {
+    /// Runs one call made at `made` (`None`: now, read only when the call
+    /// has to wait, so a call that does not wait never reads the clock).
+    async fn run(&self, call: ToolCall, external: Option<&Cancellation>, made: Option<Instant>) -> ToolResult {
         let ToolCall { id, name, arguments } = call;
+        if external.is_some_and(Cancellation::is_cancelled) {
+            return not_started(&name, id);
+        }
         let Some(tool) = self.get(&name) else {
             return ToolResult::unknown_tool(&name, id, self.names());
         };
         let definition = tool.definition();
-        if let CallArguments::Text(text) = &arguments
-            && let Err(e) = self.check_size(text)
-        {
-            return ToolResult::invalid_arguments(&name, id, vec![e], Vec::new());
+        if definition.is_blocking() && self.stray_blocking_calls() >= self.settings.max_stray_blocking_calls {
+            return overloaded(&name, id, self.stray_blocking_calls());
+        }
+        if let Err(e) = self.check_size(&arguments) {
+            return ToolResult::invalid_arguments(&name, id, Report::error(e));
         }
         // The call's own signal, raised on time-out or when the caller's is:
         // the caller's signal is only ever read, so one call timing out never
@@ -88,9 +107,7 @@ impl ToolRegistry {
             Some(future) => (future, Vec::new()),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
-                Err(Failure::Arguments(errors, warnings)) => {
-                    return ToolResult::invalid_arguments(&name, id, errors, warnings);
-                }
+                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(&name, id, report),
                 Err(Failure::Panic(panic)) => return panicked(&name, id, &*panic),
             },
         };
@@ -98,6 +115,7 @@ impl ToolRegistry {
         let signals = Signals {
             own: own.as_ref(),
             external,
+            made,
         };
         self.finish(name, id, future, warnings, sequential, signals).await
     }
@@ -111,24 +129,27 @@ impl ToolRegistry {
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
-        let mut map = self
+        let (mut map, decoded) = self
             .argument_object(arguments)
-            .map_err(|e| Failure::Arguments(vec![e], Vec::new()))?;
-        let report = bind::normalize(
+            .map_err(|e| Failure::Arguments(Report::error(e)))?;
+        let mut report = bind::normalize(
             definition.params(),
             &mut map,
             self.mode_for(definition),
             self.settings.null_is_absent,
         );
-        for warning in &report.warnings {
-            tracing::warn!(tool = %definition.name(), warning = %warning, detail = %warning.detail, "tool argument coerced");
+        report.warnings.splice(0..0, decoded);
+        // One event per call, however many values were coerced.
+        if let Some(first) = report.warnings.first() {
+            let count = report.warning_count();
+            tracing::warn!(tool = %definition.name(), warnings = count, first = %first, "tool arguments coerced");
         }
-        if !report.errors.is_empty() {
-            return Err(Failure::Arguments(report.errors, report.warnings));
+        if report.refused() {
+            return Err(Failure::Arguments(report));
         }
         match catch(|| tool.invoke(BoundArguments::new(map), scope)) {
             Ok(Ok(future)) => Ok((future, report.warnings)),
-            Ok(Err(errors)) => Err(Failure::Arguments(errors, report.warnings)),
+            Ok(Err(errors)) => Err(Failure::Arguments(Report { errors, ..report })),
             Err(panic) => Err(Failure::Panic(panic)),
         }
     }
@@ -146,11 +167,32 @@ impl ToolRegistry {
     ) -> ToolResult {
         // Held until the call ends: shared for ordinary tools, exclusive for
         // sequential ones; not taken at all while no tool is sequential.
+        // Waiting for it counts against the time limit and ends when the
+        // caller cancels; the tool then never starts.
+        let mut made = signals.made;
         let (_shared, _exclusive);
-        if sequential {
-            _exclusive = self.gate.write().await;
-        } else if self.has_sequential {
-            _shared = self.gate.read().await;
+        if sequential || self.has_sequential {
+            let made = *made.get_or_insert_with(Instant::now);
+            let gate = async {
+                if sequential {
+                    (None, Some(self.gate.write().await))
+                } else {
+                    (Some(self.gate.read().await), None)
+                }
+            };
+            match Box::pin(self.wait(gate, made, signals.external)).await {
+                Waited::Finished(guards) => (_shared, _exclusive) = guards,
+                Waited::TimedOut(limit) => {
+                    let text = format!(
+                        "The tool `{name}` could not start within {limit} seconds (other calls held it) and was not run."
+                    );
+                    return ToolResult::failure(&name, id, Outcome::TimedOut, text);
+                }
+                Waited::Cancelled => return not_started(&name, id),
+            }
+        }
+        if signals.external.is_some_and(Cancellation::is_cancelled) {
+            return not_started(&name, id);
         }
         let mut run = AssertUnwindSafe(future).catch_unwind();
         // Most tools finish on their first poll; only the others need a timer.
@@ -159,19 +201,21 @@ impl ToolRegistry {
             Poll::Ready(finished) => finished,
             // Boxed: the timer and the cancellation wait are large, and a
             // call that finished at once should not carry them.
-            Poll::Pending => match Box::pin(self.wait(&mut run, signals.external)).await {
-                Waited::Finished(finished) => finished,
-                Waited::TimedOut(limit) => {
-                    signals.raise_own();
-                    let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
-                    return ToolResult::failure(&name, id, Outcome::TimedOut, text);
+            Poll::Pending => {
+                match Box::pin(self.wait(&mut run, made.unwrap_or_else(Instant::now), signals.external)).await {
+                    Waited::Finished(finished) => finished,
+                    Waited::TimedOut(limit) => {
+                        signals.raise_own();
+                        let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
+                        return ToolResult::failure(&name, id, Outcome::TimedOut, text);
+                    }
+                    Waited::Cancelled => {
+                        signals.raise_own();
+                        let text = format!("The call of `{name}` was cancelled before it finished.");
+                        return ToolResult::failure(&name, id, Outcome::Cancelled, text);
+                    }
                 }
-                Waited::Cancelled => {
-                    signals.raise_own();
-                    let text = format!("The call of `{name}` was cancelled before it finished.");
-                    return ToolResult::failure(&name, id, Outcome::Cancelled, text);
-                }
-            },
+            }
         };
         match finished {
             Ok(output) => ToolResult::from_output(name, id, output, warnings),
@@ -179,14 +223,13 @@ impl ToolRegistry {
         }
     }
 
-    async fn wait<F>(&self, run: &mut F, signal: Option<&Cancellation>) -> Waited
-    where
-        F: Future<Output = std::thread::Result<ToolOutput>> + Unpin,
-    {
+    /// Waits for `run` until the time limit, counted from `made`, or the
+    /// caller's cancellation.
+    async fn wait<F: Future>(&self, run: F, made: Instant, signal: Option<&Cancellation>) -> Waited<F::Output> {
         let timeout = self.settings.timeout;
         let limit = async {
             match timeout {
-                Some(t) => tokio::time::sleep(t).await,
+                Some(t) => tokio::time::sleep_until(made + t).await,
                 None => std::future::pending().await,
             }
         };
@@ -206,11 +249,13 @@ impl ToolRegistry {
     }
 }
 
-/// The signals of one call: its own (seen by the tool) and the caller's.
+/// The signals of one call: its own (seen by the tool) and the caller's,
+/// and when it was made, if that was before it came to the registry.
 #[derive(Clone, Copy)]
 struct Signals<'a> {
     own: Option<&'a Cancellation>,
     external: Option<&'a Cancellation>,
+    made: Option<Instant>,
 }
 
 impl Signals<'_> {
@@ -221,14 +266,14 @@ impl Signals<'_> {
     }
 }
 
-enum Waited {
-    Finished(std::thread::Result<ToolOutput>),
+enum Waited<T> {
+    Finished(T),
     TimedOut(f64),
     Cancelled,
 }
 
 enum Failure {
-    Arguments(Vec<CallError>, Vec<Warning>),
+    Arguments(Report),
     Panic(Box<dyn Any + Send>),
 }
 
@@ -236,6 +281,20 @@ enum Failure {
 /// `fn` tool's body), catching a panic.
 fn catch<T>(start: impl FnOnce() -> T) -> std::thread::Result<T> {
     std::panic::catch_unwind(AssertUnwindSafe(start))
+}
+
+/// A plain `fn` tool refused while too many such bodies are still running.
+fn overloaded(name: &str, id: Option<String>, stray: usize) -> ToolResult {
+    let text = format!(
+        "The tool `{name}` was not run: {stray} earlier calls of blocking tools are still running past their time limit. Try again later."
+    );
+    ToolResult::failure(name, id, Outcome::Overloaded, text)
+}
+
+/// A call cancelled before its tool started: the tool never ran.
+fn not_started(name: &str, id: Option<String>) -> ToolResult {
+    let text = format!("The call of `{name}` was cancelled before it started; the tool was not run.");
+    ToolResult::failure(name, id, Outcome::Cancelled, text)
 }
 
 fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {

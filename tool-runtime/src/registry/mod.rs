@@ -15,12 +15,16 @@ pub use complete::{Completion, ParamRow, ValueSource};
 
 use crate::bind::{self, BindMode};
 use crate::call::CallArguments;
-use crate::codes::{CallError, ErrorCode};
+use crate::codes::{CallError, ErrorCode, Warning};
 use crate::context::StateMap;
 use crate::format::{self, Format, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
 use crate::schema::Schema;
 use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
+
+/// The most bytes of text a call answers with unless
+/// [`ToolRegistry::with_max_output_bytes`] says otherwise: 100 KiB.
+pub(crate) const DEFAULT_MAX_OUTPUT_BYTES: usize = 100 * 1024;
 
 /// The tools an application offers a model, and the settings their calls
 /// run with.
@@ -116,6 +120,8 @@ pub(crate) struct Settings {
     pub(crate) timeout: Option<Duration>,
     pub(crate) concurrency: usize,
     pub(crate) max_argument_bytes: usize,
+    pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) max_stray_blocking_calls: usize,
     pub(crate) fast_path: bool,
     pub(crate) null_is_absent: bool,
 }
@@ -172,7 +178,7 @@ impl Default for ToolRegistry {
 
 impl ToolRegistry {
     /// An empty registry: lenient binding, a 60 s timeout per call, 8
-    /// concurrent calls, argument text up to 1 MiB.
+    /// concurrent calls, arguments up to 1 MiB, output text up to 100 KiB.
     pub fn new() -> Self {
         ToolRegistry {
             entries: Vec::new(),
@@ -183,6 +189,8 @@ impl ToolRegistry {
                 timeout: Some(Duration::from_secs(60)),
                 concurrency: 8,
                 max_argument_bytes: 1 << 20,
+                max_output_bytes: Some(DEFAULT_MAX_OUTPUT_BYTES),
+                max_stray_blocking_calls: 64,
                 fast_path: true,
                 null_is_absent: false,
             },
@@ -215,10 +223,40 @@ impl ToolRegistry {
         self
     }
 
-    /// Refuses raw argument text longer than `bytes` (`arguments_too_large`).
+    /// Refuses arguments longer than `bytes` (`arguments_too_large`): raw
+    /// text by its length, an already parsed `serde_json::Value` by the
+    /// length of its JSON text. The default is 1 MiB.
     pub fn with_max_argument_bytes(mut self, bytes: usize) -> Self {
         self.settings.max_argument_bytes = bytes;
         self
+    }
+
+    /// Cuts the text a call answers with (a tool's output, its `Err`
+    /// message, a panic message) to at most `bytes`, with a marker saying
+    /// how much was left out; `None` never cuts. On by default at 100 KiB,
+    /// sized for a model's context. The structured content of a result is
+    /// not cut.
+    pub fn with_max_output_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.settings.max_output_bytes = bytes;
+        self
+    }
+
+    /// Refuses calls of plain `fn` tools (`Outcome::Overloaded`) while
+    /// `limit` or more plain `fn` bodies are still running after their call
+    /// timed out or was cancelled (64 by default). Such a body cannot be
+    /// stopped and holds a thread of the blocking pool until it returns;
+    /// without a bound, enough of them take every thread, and every plain
+    /// `fn` tool times out. Async tools are served whatever the count.
+    pub fn with_max_stray_blocking_calls(mut self, limit: usize) -> Self {
+        self.settings.max_stray_blocking_calls = limit;
+        self
+    }
+
+    /// How many plain `fn` tool bodies are still running after their call
+    /// timed out or was cancelled, counted across the process (registries
+    /// share the runtime's blocking pool).
+    pub fn stray_blocking_calls(&self) -> usize {
+        crate::tool::STRAY_BLOCKING_CALLS.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Whether calls whose arguments are already right take the tool's
@@ -339,28 +377,31 @@ impl ToolRegistry {
         definition.mode().unwrap_or(self.settings.mode)
     }
 
-    /// Parses call arguments into an object, within the size limit.
-    pub(crate) fn argument_object(&self, arguments: CallArguments) -> Result<Map<String, Value>, CallError> {
-        match arguments {
-            CallArguments::Json(value) => bind::arguments_object(value),
-            CallArguments::Text(text) => {
-                self.check_size(&text)?;
-                bind::parse_raw_arguments(&text)
-            }
-        }
+    /// Parses call arguments into an object, within the size limit; with
+    /// the warning `json_string_parsed` when they came encoded twice.
+    pub(crate) fn argument_object(
+        &self,
+        arguments: CallArguments,
+    ) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
+        self.check_size(&arguments)?;
+        bind::argument_object(arguments)
     }
 
-    /// Refuses raw argument text over the size limit.
-    pub(crate) fn check_size(&self, text: &str) -> Result<(), CallError> {
+    /// Refuses arguments over the size limit: raw text by its length, a
+    /// parsed value by the length of its JSON text (estimated, and only
+    /// up to the limit).
+    pub(crate) fn check_size(&self, arguments: &CallArguments) -> Result<(), CallError> {
         let limit = self.settings.max_argument_bytes;
-        if text.len() > limit {
-            return Err(CallError::new(
-                ErrorCode::ArgumentsTooLarge,
-                "",
-                format!("the arguments are {} bytes long; the limit is {limit}", text.len()),
-            ));
-        }
-        Ok(())
+        let detail = match arguments {
+            CallArguments::Text(text) if text.len() > limit => {
+                format!("the arguments are {} bytes long; the limit is {limit}", text.len())
+            }
+            CallArguments::Json(value) if bind::json_size_exceeds(value, limit) => {
+                format!("the arguments are more than {limit} bytes long as JSON; the limit is {limit}")
+            }
+            _ => return Ok(()),
+        };
+        Err(CallError::new(ErrorCode::ArgumentsTooLarge, "", detail))
     }
 }
 

@@ -362,11 +362,26 @@ impl Shape {
     }
 
     /// The smallest value the schema allows: the user's bound, or 0 for
-    /// unsigned integers.
+    /// unsigned integers, or an 8- or 16-bit integer's own minimum.
     pub(crate) fn effective_minimum(&self) -> Option<Number> {
         match (&self.constraints.minimum, &self.kind) {
             (Some(n), _) => Some(n.clone()),
             (None, Kind::Integer { min: 0, .. }) => Some(Number::from(0u8)),
+            (None, &Kind::Integer { min, max }) if narrow_integer(min, max) => {
+                i64::try_from(min).ok().map(Number::from)
+            }
+            _ => None,
+        }
+    }
+
+    /// The largest value the schema allows: the user's bound, or an 8- or
+    /// 16-bit integer's own maximum (SPEC section 3).
+    pub(crate) fn effective_maximum(&self) -> Option<Number> {
+        match (&self.constraints.maximum, &self.kind) {
+            (Some(n), _) => Some(n.clone()),
+            (None, &Kind::Integer { min, max }) if narrow_integer(min, max) => {
+                i64::try_from(max).ok().map(Number::from)
+            }
             _ => None,
         }
     }
@@ -438,8 +453,8 @@ impl Shape {
         if let Some(n) = self.effective_minimum() {
             out.insert("minimum".into(), Value::Number(n));
         }
-        if let Some(n) = &c.maximum {
-            out.insert("maximum".into(), Value::Number(n.clone()));
+        if let Some(n) = self.effective_maximum() {
+            out.insert("maximum".into(), Value::Number(n));
         }
         let mut put = |key: &str, v: Option<u64>| {
             if let Some(v) = v {
@@ -459,6 +474,11 @@ impl Shape {
             out.insert("pattern".into(), Value::String(p.as_str().into()));
         }
     }
+}
+
+/// An integer type of at most 16 bits, whose range the schema states.
+fn narrow_integer(min: i128, max: i128) -> bool {
+    min >= i128::from(i16::MIN) && max <= i128::from(u16::MAX)
 }
 
 /// Which side of a tool a schema describes.
@@ -586,6 +606,24 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn narrow_integers_carry_their_type_s_range_unless_a_tighter_bound_is_given() {
+        let range = |shape: Shape| {
+            let schema = shape.to_json_schema();
+            (schema.get("minimum").cloned(), schema.get("maximum").cloned())
+        };
+        assert_eq!(range(u8::shape()), (Some(json!(0)), Some(json!(255))));
+        assert_eq!(range(i8::shape()), (Some(json!(-128)), Some(json!(127))));
+        assert_eq!(range(u16::shape()), (Some(json!(0)), Some(json!(65535))));
+        assert_eq!(range(i16::shape()), (Some(json!(-32768)), Some(json!(32767))));
+        assert_eq!(range(u32::shape()), (Some(json!(0)), None));
+        assert_eq!(range(i64::shape()), (None, None));
+        let tight = u8::shape().constrain(Constraints::default().minimum(1).maximum(10));
+        assert_eq!(range(tight), (Some(json!(1)), Some(json!(10))));
+        let low = i16::shape().constrain(Constraints::default().maximum(5));
+        assert_eq!(range(low), (Some(json!(-32768)), Some(json!(5))));
+    }
+
+    #[test]
     fn unsigned_integers_have_minimum_zero() {
         assert_eq!(u32::shape().to_json_schema(), json!({"type": "integer", "minimum": 0}));
         assert_eq!(i64::shape().to_json_schema(), json!({"type": "integer"}));
@@ -620,7 +658,7 @@ mod tests {
                 "type": "object",
                 "properties": {
                     "a": {"type": "string", "description": "A"},
-                    "b": {"type": "integer", "minimum": 0, "description": "B"},
+                    "b": {"type": "integer", "minimum": 0, "maximum": 255, "description": "B"},
                     "c": {"type": "boolean", "description": "C", "default": true},
                 },
                 "required": ["a"],
@@ -657,7 +695,7 @@ mod tests {
         assert_eq!(output["properties"]["a"], json!({"type": ["string", "null"]}));
         assert_eq!(
             output["properties"]["b"],
-            json!({"type": ["integer", "null"], "minimum": 0})
+            json!({"type": ["integer", "null"], "minimum": 0, "maximum": 255})
         );
         assert_eq!(output["required"], json!([]));
     }

@@ -1,0 +1,55 @@
+//! Plain `fn` bodies that outlive their time limit are bounded and counted
+//! (SPEC section 6). Its own test binary: the count is process-wide.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+use tool_runtime::{Outcome, ToolRegistry, tool};
+
+static RELEASED: AtomicBool = AtomicBool::new(false);
+
+/// Block the thread until the test releases it.
+#[tool]
+fn stuck(#[param(description = "Ignored")] n: u32) -> u32 {
+    while !RELEASED.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    n
+}
+
+/// Answer at once.
+#[tool]
+async fn quick(#[param(description = "Echoed")] n: u32) -> u32 {
+    n
+}
+
+// Tokio's paused clock does not move while blocking tasks run, so this
+// test uses a short real time limit; it asserts counts, never durations.
+#[tokio::test]
+async fn timed_out_plain_fn_bodies_are_bounded_and_async_tools_keep_being_served() {
+    let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_millis(5)));
+    registry.register(Stuck).unwrap().register(Quick).unwrap();
+    let mut outcomes = Vec::new();
+    for n in 0..520 {
+        outcomes.push(registry.call("stuck", json!({ "n": n })).await.outcome());
+    }
+    let timed_out = outcomes.iter().filter(|o| **o == Outcome::TimedOut).count();
+    let refused = outcomes.iter().filter(|o| **o == Outcome::Overloaded).count();
+    assert_eq!((timed_out, refused), (64, 456));
+    assert_eq!(registry.stray_blocking_calls(), 64);
+    let result = registry.call("stuck", json!({"n": 1})).await;
+    assert!(
+        result.text().contains("still running past their time limit"),
+        "{}",
+        result.text()
+    );
+    // Async tools are served whatever the count.
+    assert_eq!(registry.call("quick", json!({"n": 7})).await.text(), "7");
+
+    RELEASED.store(true, Ordering::SeqCst);
+    while registry.stray_blocking_calls() > 0 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(registry.call("stuck", json!({"n": 3})).await.text(), "3");
+}
