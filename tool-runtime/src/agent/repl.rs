@@ -181,16 +181,16 @@ impl Repl {
             Ok(completion) => {
                 text.push_str(&format!("arguments: {}\n", Value::Object(completion.arguments)));
                 for warning in &completion.warnings {
-                    text.push_str(&format!("warning: {warning}: {}\n", warning.detail));
+                    text.push_str(&format!("warning: {warning}\n"));
                 }
                 for error in &completion.errors {
-                    text.push_str(&format!("error: {error}: {}\n", error.detail));
+                    text.push_str(&format!("error: {error}\n"));
                 }
                 for missing in &completion.missing {
                     text.push_str(&format!("missing: {missing}\n"));
                 }
             }
-            Err(error) => text.push_str(&format!("error: {error}: {}\n", error.detail)),
+            Err(error) => text.push_str(&format!("error: {error}\n")),
         }
         let started = tokio::time::Instant::now();
         let result = self.registry.call(name, arguments).await;
