@@ -66,9 +66,54 @@ fn not_an_object(value: &Value) -> CallError {
 /// bytes, estimated without writing it: strings, keys and punctuation are
 /// counted exactly, numbers by their digits. The walk stops as soon as the
 /// count passes `limit`, so it costs at most about `limit` steps, and it
-/// keeps its own stack, so no nesting overflows it.
+/// keeps its own stack past a shallow depth, so no nesting overflows it.
 pub(crate) fn json_size_exceeds(value: &Value, limit: usize) -> bool {
     let mut size = 0usize;
+    size_exceeds(value, limit, &mut size, 0)
+}
+
+/// Nesting walked by recursion (no allocation, the common case); deeper
+/// values continue on a heap stack.
+const RECURSION: usize = 32;
+
+fn size_exceeds(value: &Value, limit: usize, size: &mut usize, depth: usize) -> bool {
+    if depth == RECURSION {
+        return deep_size_exceeds(value, limit, size);
+    }
+    match value {
+        Value::Array(items) => {
+            *size += 2 + items.len().saturating_sub(1);
+            if items.iter().any(|item| size_exceeds(item, limit, size, depth + 1)) {
+                return true;
+            }
+        }
+        Value::Object(map) => {
+            *size += 2 + map.len().saturating_sub(1);
+            for (key, item) in map {
+                *size += key.len() + 3;
+                if *size > limit || size_exceeds(item, limit, size, depth + 1) {
+                    return true;
+                }
+            }
+        }
+        scalar => *size += scalar_len(scalar),
+    }
+    *size > limit
+}
+
+fn scalar_len(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_len(n),
+        Value::String(s) => s.len() + 2,
+        Value::Array(_) | Value::Object(_) => 0,
+    }
+}
+
+/// [`size_exceeds`] for what lies below the recursion depth.
+fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
+    let mut size = *total;
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         size += match value {
@@ -96,6 +141,7 @@ pub(crate) fn json_size_exceeds(value: &Value, limit: usize) -> bool {
             return true;
         }
     }
+    *total = size;
     false
 }
 
@@ -108,5 +154,30 @@ fn number_len(n: &serde_json::Number) -> usize {
         i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 2
     } else {
         24
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_size_estimate_is_the_json_length_at_any_depth() {
+        let mut deep = json!("leaf");
+        for _ in 0..200 {
+            deep = json!({"k": [deep, 7, null]});
+        }
+        for value in [
+            json!({"pattern": "*.rs", "max_results": 50, "flags": [true, false, null], "n": -3}),
+            json!([]),
+            json!({}),
+            deep,
+        ] {
+            let exact = serde_json::to_string(&value).unwrap().len();
+            assert!(!json_size_exceeds(&value, exact), "{exact}");
+            assert!(json_size_exceeds(&value, exact - 1), "{exact}");
+        }
     }
 }
