@@ -239,20 +239,40 @@ pub(crate) const REFUSAL_TEXT_BYTES: usize = 8 * 1024;
 /// misspelt key is usually why a parameter is missing), each line cut to
 /// [`LINE_BYTES`], the whole at most [`REFUSAL_TEXT_BYTES`].
 pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
-    let line = |text: &mut String, item: &dyn std::fmt::Display| {
-        let mut line = format!("- {item}");
-        truncate_with(&mut line, LINE_BYTES, |_| "...".to_owned());
-        text.push_str(&line);
+    // Each line is written straight into the text, then cut to its bound:
+    // `- code:path: detail`.
+    let line = |text: &mut String, code: &str, path: &str, detail: &str| {
+        let start = text.len();
+        text.push_str("- ");
+        text.push_str(code);
+        if !path.is_empty() {
+            text.push(':');
+            text.push_str(path);
+        }
+        text.push_str(": ");
+        text.push_str(detail);
+        if text.len() - start > LINE_BYTES {
+            let mut cut = start + LINE_BYTES;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push_str("...");
+        }
         text.push('\n');
     };
     let total = report.error_count();
-    let count = match total {
-        1 => "1 problem".to_owned(),
-        n => format!("{n} problems"),
-    };
-    let mut text = format!("The tool `{tool}` was not run: its arguments have {count}.\n");
+    let mut text = String::with_capacity(256 + LINE_BYTES * report.errors.len().min(LISTED_PROBLEMS));
+    text.push_str("The tool `");
+    text.push_str(tool);
+    match total {
+        1 => text.push_str("` was not run: its arguments have 1 problem.\n"),
+        n => {
+            let _ = writeln!(text, "` was not run: its arguments have {n} problems.");
+        }
+    }
     for error in report.errors.iter().take(LISTED_PROBLEMS) {
-        line(&mut text, error);
+        line(&mut text, error.code.as_str(), &error.path, &error.detail);
     }
     if total > LISTED_PROBLEMS {
         let _ = writeln!(text, "- and {} more problems.", total - LISTED_PROBLEMS);
@@ -265,7 +285,7 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
     if !ignored.is_empty() {
         text.push_str("These keys were ignored, as they are no parameters:\n");
         for warning in ignored.iter().take(LISTED_IGNORED_KEYS) {
-            line(&mut text, warning);
+            line(&mut text, warning.code.as_str(), &warning.path, &warning.detail);
         }
         if ignored.len() > LISTED_IGNORED_KEYS || report.omitted_warnings > 0 {
             text.push_str("- and more.\n");
