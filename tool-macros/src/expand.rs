@@ -48,7 +48,7 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
             #[allow(unused_imports)]
-            use #rt::__private::{ViaAnything as _, ViaIntoToolOutput as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
+            use #rt::__private::{ViaAnything as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
 
             #run_fn
 

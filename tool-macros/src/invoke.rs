@@ -231,11 +231,11 @@ fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
     if returns_result {
         quote! {
             match __returned {
-                ::core::result::Result::Ok(__value) => (&&#rt::__private::OutputOf::new(__value)).__tool_output(),
+                ::core::result::Result::Ok(__value) => (&&&#rt::__private::OutputOf::new(__value)).__tool_output(),
                 ::core::result::Result::Err(__error) => #rt::__private::error_output(__error),
             }
         }
     } else {
-        quote!((&&#rt::__private::OutputOf::new(__returned)).__tool_output())
+        quote!((&&&#rt::__private::OutputOf::new(__returned)).__tool_output())
     }
 }

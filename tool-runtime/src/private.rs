@@ -247,7 +247,7 @@ pub trait ViaIntoToolOutput {
     fn __tool_output(&self) -> ToolOutput;
 }
 
-impl<T: IntoToolOutput> ViaIntoToolOutput for &OutputOf<T> {
+impl<T: IntoToolOutput> ViaIntoToolOutput for &&OutputOf<T> {
     fn __tool_output(&self) -> ToolOutput {
         self.take().into_tool_output()
     }
@@ -259,9 +259,23 @@ pub trait ViaSerialize {
     fn __tool_output(&self) -> ToolOutput;
 }
 
-impl<T: Serialize> ViaSerialize for OutputOf<T> {
+impl<T: Serialize> ViaSerialize for &OutputOf<T> {
     fn __tool_output(&self) -> ToolOutput {
         ToolOutput::serialize(&self.take())
+    }
+}
+
+/// The last reading, for a type that is neither: the assertion the macro
+/// emits beside it already refuses such a type at compile time, at the
+/// type; this reading only keeps a second, confusing error away.
+pub trait ViaNeither {
+    /// An error output; never reached in a program that compiled.
+    fn __tool_output(&self) -> ToolOutput;
+}
+
+impl<T> ViaNeither for OutputOf<T> {
+    fn __tool_output(&self) -> ToolOutput {
+        ToolOutput::error("the tool's return value cannot be shown to the model")
     }
 }
 
