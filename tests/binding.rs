@@ -4,6 +4,7 @@
 
 mod common {
     pub mod probe;
+    pub mod runtime;
     pub mod snapshot;
 }
 
@@ -12,19 +13,12 @@ use serde_json::{Map, Value, json};
 use tool_runtime::{ToolRegistry, ValueSource};
 
 use common::probe::Probe;
+use common::runtime::block_on;
 
 fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     registry.register(Probe).unwrap();
     registry
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@
 
 mod common {
     pub mod probe;
+    pub mod runtime;
 }
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -17,6 +18,7 @@ use tool_runtime::format::{Format, Selection};
 use tool_runtime::{ToolParam, ToolRegistry, tool};
 
 use common::probe::Probe;
+use common::runtime::block_on;
 
 /// Echo every bound argument of the kinds the probe lacks: a string with a
 /// pattern and length bounds, sets, bounded lists, a small integer, a map
@@ -74,14 +76,6 @@ fn registry(strict: bool) -> ToolRegistry {
     registry.register(Bounded).unwrap();
     registry.register(Stats).unwrap();
     registry
-}
-
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(future)
 }
 
 /// The validator of a tool's input schema, built as a model's client would.
