@@ -2,6 +2,10 @@
 //! Python SDK (`tests/python/mcp_remote_server.py`), over stdio and
 //! streamable HTTP, joined to a registry under a prefix.
 
+mod common {
+    pub mod python;
+}
+
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command};
@@ -18,21 +22,7 @@ fn root() -> PathBuf {
 
 /// The project's Python environment, made by its own script.
 fn python() -> String {
-    let setup = Command::new("bash")
-        .arg(root().join("scripts/python-env.sh"))
-        .output()
-        .expect("bash runs scripts/python-env.sh");
-    assert!(
-        setup.status.success(),
-        "scripts/python-env.sh failed:\n{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    String::from_utf8_lossy(&setup.stdout)
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .trim()
-        .to_owned()
+    common::python::venv_python(&root()).display().to_string()
 }
 
 fn server_script() -> String {

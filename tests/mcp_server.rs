@@ -8,6 +8,7 @@
 
 mod common {
     pub mod probe;
+    pub mod python;
 }
 
 use std::path::PathBuf;
@@ -145,21 +146,7 @@ fn main() {
         return serve(&transport);
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let setup = Command::new("bash")
-        .arg(root.join("scripts/python-env.sh"))
-        .output()
-        .expect("bash runs scripts/python-env.sh");
-    assert!(
-        setup.status.success(),
-        "scripts/python-env.sh failed:\n{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    let python = String::from_utf8_lossy(&setup.stdout)
-        .lines()
-        .last()
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
+    let python = common::python::venv_python(&root);
     let me = std::env::current_exe().expect("the test knows its own path");
     for transport in ["stdio", "http"] {
         println!("-- over {transport}");

@@ -12,10 +12,11 @@
 
 mod common {
     pub mod probe;
+    pub mod python;
 }
 
 use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -746,43 +747,6 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The venv's python, set up by `scripts/python-env.sh` (a no-op when it
-/// is up to date).
-fn venv_python(root: &Path) -> PathBuf {
-    match Command::new("python3").arg("--version").output() {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "`python3 --version` failed ({}): this test needs Python 3 with venv and pip to check our wire formats \
-             against the providers' official SDKs\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!(
-            "python3 is not installed ({e}): this test needs Python 3 with venv and pip (and access to PyPI once) \
-             to check our wire formats against the providers' official SDKs; install python3 and rerun"
-        ),
-    }
-    let out = Command::new("bash")
-        .arg(root.join("scripts/python-env.sh"))
-        .current_dir(root)
-        .output()
-        .expect("run bash scripts/python-env.sh");
-    assert!(
-        out.status.success(),
-        "scripts/python-env.sh failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let python = PathBuf::from(stdout.lines().last().unwrap_or_default().trim());
-    assert!(
-        python.is_file(),
-        "scripts/python-env.sh did not end with the venv's python: {stdout:?}"
-    );
-    python
-}
-
 /// What `validate.py` printed, and whether it passed every case.
 struct Verdict {
     passed: bool,
@@ -792,7 +756,7 @@ struct Verdict {
 /// Runs `tests/python/validate.py` over `cases` with the venv's python.
 fn run_validator(label: &str, cases: &Cases) -> Verdict {
     let root = repo_root();
-    let python = venv_python(&root);
+    let python = common::python::venv_python(&root);
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
     let path = std::env::temp_dir().join(format!("tool-runtime-{label}-{}-{nanos}.json", std::process::id()));
     std::fs::write(&path, serde_json::to_string_pretty(&cases.0).unwrap()).unwrap();
@@ -967,7 +931,7 @@ fn the_validator_refuses_what_the_official_types_refuse() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounted_mcp_tools_are_accepted_by_the_official_sdk_types() {
     let root = repo_root();
-    let python = venv_python(&root);
+    let python = common::python::venv_python(&root);
     let script = root.join("tests/python/mcp_remote_server.py");
     let config = json!({"mcpServers": {"py": {"command": python, "args": [script, "stdio"]}}});
     let config = tool_runtime::mcp::McpConfig::from_json(&config).unwrap();
