@@ -195,7 +195,7 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
         }
         values.push(wire);
     }
-    let value_docs = match variant_docs(None, &documented) {
+    let value_docs = match variant_docs(&documented) {
         Some(docs) => quote!(::core::option::Option::Some(#docs)),
         None => quote!(::core::option::Option::None),
     };
@@ -207,13 +207,14 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
     })
 }
 
-/// The enum's description followed by its variants' docs, by wire name:
-/// `Priority of the task. low: only when idle; normal: the usual`. Each
-/// variant's doc is one line without its final period; undocumented
-/// variants are left out; with no enum doc the list stands alone.
-fn variant_docs(description: Option<String>, documented: &[(String, String)]) -> Option<String> {
+/// What an enum's values mean, from its variants' docs, by wire name:
+/// `low: only when idle; normal: the usual`. Each variant's doc is one line
+/// without its final period; undocumented variants are left out; `None`
+/// when no variant has a doc. (The runtime shows the list after whatever
+/// description the shape ends up with: `Shape::full_description`.)
+fn variant_docs(documented: &[(String, String)]) -> Option<String> {
     if documented.is_empty() {
-        return description;
+        return None;
     }
     let list = documented
         .iter()
@@ -223,10 +224,7 @@ fn variant_docs(description: Option<String>, documented: &[(String, String)]) ->
         })
         .collect::<Vec<_>>()
         .join("; ");
-    Some(match description {
-        Some(own) => format!("{own} {list}"),
-        None => list,
-    })
+    Some(list)
 }
 
 /// The serde attributes the schema must agree with.
@@ -329,24 +327,19 @@ mod tests {
     }
 
     #[test]
-    fn variant_docs_follow_the_enum_description() {
-        let described = variant_docs(
-            Some("Priority of the task.".into()),
-            &docs(&[("low", "Only when idle."), ("high", "Before anything\n\nelse.")]),
+    fn variant_docs_list_each_value_on_one_line() {
+        let listed = variant_docs(&docs(&[
+            ("low", "Only when idle."),
+            ("high", "Before anything\n\nelse."),
+        ]));
+        assert_eq!(
+            listed.as_deref(),
+            Some("low: Only when idle; high: Before anything else")
         );
         assert_eq!(
-            described.as_deref(),
-            Some("Priority of the task. low: Only when idle; high: Before anything else")
-        );
-    }
-
-    #[test]
-    fn variant_docs_stand_alone_or_are_absent() {
-        assert_eq!(
-            variant_docs(None, &docs(&[("low", "Only when idle")])).as_deref(),
+            variant_docs(&docs(&[("low", "Only when idle")])).as_deref(),
             Some("low: Only when idle")
         );
-        assert_eq!(variant_docs(Some("Kept.".into()), &[]).as_deref(), Some("Kept."));
-        assert_eq!(variant_docs(None, &[]), None);
+        assert_eq!(variant_docs(&[]), None);
     }
 }
