@@ -9,64 +9,104 @@
 //! one function emitted right after the user's function.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 use syn::spanned::Spanned;
 
-use crate::ast::{ToolFn, ValueKind, contains_impl_trait, outer_kind};
+use crate::ast::{ToolFn, contains_impl_trait};
 
 /// Assertions for a `#[tool]`: the return type is `Serialize` or
 /// `IntoToolOutput`; a string default's type is made from `&str`.
 pub fn tool(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
-    let mut checks = Vec::new();
-    if let Some(ty) = output_type(model) {
-        checks.push(quote_spanned! {ty.span()=>
-            (&&#rt::__private::OutputProbe::<#ty>::new()).__assert_output();
-        });
-    }
-    for param in model.model_params() {
-        let ty = param.ty;
-        if let Some(Some(default)) = param.default()
-            && is_string_literal(default)
-            && outer_kind(ty) != ValueKind::Text
-        {
-            // The type is inferred, not written in the call: the error then
-            // points at the default, not at the type.
-            let marker = quote_spanned!(default.span()=> ::core::marker::PhantomData::<#ty>);
-            checks.push(quote_spanned! {default.span()=>
-                #rt::__private::assert_str_default(#marker);
-            });
+    let output = output_type(model).map(|ty| {
+        quote! {
+            /// Neither `IntoToolOutput` nor `Serialize`: the bound fails
+            /// with the message `IntoToolOutput` carries.
+            trait ToolReturnType<T> {
+                fn assert_return_type(&self)
+                where
+                    T: #rt::IntoToolOutput,
+                {
+                }
+            }
+
+            impl<T> ToolReturnType<T> for #rt::__private::OutputProbe<T> {}
+
+            #[allow(dead_code)]
+            fn return_type() {
+                #[allow(unused_imports)]
+                use #rt::__private::{AssertIntoToolOutput as _, AssertSerialize as _};
+                #[allow(clippy::needless_borrow)]
+                (&&#rt::__private::OutputProbe::<#ty>::new()).assert_return_type();
+            }
         }
-    }
-    if checks.is_empty() {
+    });
+    // The type is inferred, not written in the call: the error then points
+    // at the default, not at the type.
+    let defaults: Vec<TokenStream> = model
+        .model_params()
+        .filter_map(|param| {
+            let default = crate::emit::converted_string_default(param)?;
+            let ty = param.ty;
+            Some(crate::emit::respan(quote!(#ty: StringDefault,), default.span()))
+        })
+        .collect();
+    let defaults = (!defaults.is_empty()).then(|| {
+        quote! {
+            #[diagnostic::on_unimplemented(
+                message = "a string default needs a type made from `&str`, and `{Self}` is not",
+                label = "write the value itself, e.g. `default = {Self}::Variant` for an enum",
+                note = "`default = \"...\"` converts the text with `From<&str>`; any other default is an expression of the parameter's type"
+            )]
+            trait StringDefault {}
+
+            #[diagnostic::do_not_recommend]
+            impl<T: ::core::convert::From<&'static str>> StringDefault for T {}
+
+            #[allow(dead_code)]
+            fn string_default() where #(#defaults)* {}
+        }
+    });
+    if output.is_none() && defaults.is_none() {
         return TokenStream::new();
     }
+    // Each check is a trait and a where clause or method bound defined
+    // here, so the error's notes name nothing of the runtime's.
     quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
-            #[allow(unused_imports)]
-            use #rt::__private::{AssertIntoToolOutput as _, AssertNeither as _, AssertSerialize as _};
-
-            #[allow(dead_code)]
-            fn __assertions() {
-                #(#checks)*
-            }
+            #output
+            #defaults
         };
     }
 }
 
 /// The assertion for `#[derive(ToolParam)]`: the type is `Deserialize`.
 /// Only for a type without generics (a generic one is checked where used).
+///
+/// A where clause that can never hold, on a function nobody calls: rustc
+/// reports it at the type, and the trait, defined here, names nothing of
+/// the runtime's.
 pub fn derive(input: &syn::DeriveInput, rt: &syn::Path) -> TokenStream {
     if !input.generics.params.is_empty() {
         return TokenStream::new();
     }
     let ident = &input.ident;
-    let assert = quote_spanned!(ident.span()=> impl __AssertDeserialize for #ident {});
+    let bound = crate::emit::respan(quote!(#ident: Deserialize), ident.span());
     quote! {
         const _: () = {
-            trait __AssertDeserialize: #rt::__private::ParamDeserialize {}
-            #assert
+            #[diagnostic::on_unimplemented(
+                message = "`{Self}` cannot be a tool parameter: it does not implement `Deserialize`",
+                label = "add `#[derive(ToolParam, Deserialize)]` to this type",
+                note = "the model's arguments are JSON: a tool parameter is deserialized from them"
+            )]
+            trait Deserialize {}
+
+            #[diagnostic::do_not_recommend]
+            impl<T: #rt::__private::serde::de::DeserializeOwned> Deserialize for T {}
+
+            #[allow(dead_code)]
+            fn deserialize() where #bound {}
         };
     }
 }
@@ -79,14 +119,6 @@ fn output_type<'a>(model: &'a ToolFn<'_>) -> Option<&'a syn::Type> {
     };
     let ty = crate::emit::result_ok_type(ty).unwrap_or(ty);
     (!contains_impl_trait(ty)).then_some(ty)
-}
-
-fn is_string_literal(expr: &syn::Expr) -> bool {
-    match expr {
-        syn::Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Str(_)),
-        syn::Expr::Group(group) => is_string_literal(&group.expr),
-        _ => false,
-    }
 }
 
 #[cfg(test)]
@@ -107,6 +139,6 @@ mod tests {
                 start: u32,
             }
         );
-        assert!(derive(&plain, &rt).to_string().contains("ParamDeserialize"));
+        assert!(derive(&plain, &rt).to_string().contains("Window : Deserialize"));
     }
 }

@@ -1,12 +1,13 @@
 //! Pieces of generated code that the normal expansion, the dispatcher and
 //! the fallback all emit: the function without `#[param]`, the unit struct,
-//! a parameter's default, and the `Ok` type of a `Result`.
+//! a parameter's default, the bounds the tool's impls carry, and the `Ok`
+//! type of a `Result`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::ast::{ToolFn, last_segment};
+use crate::ast::{Param, ToolFn, ValueKind, last_segment, outer_kind};
 
 /// The function as written, minus the `#[param]` attributes.
 pub fn stripped_fn(function: &syn::ItemFn) -> syn::ItemFn {
@@ -50,6 +51,21 @@ pub fn default_value(ty: &syn::Type, expr: Option<&syn::Expr>) -> TokenStream {
     }
 }
 
+/// The default of a parameter that is converted from a string literal
+/// (`default = "normal"` for a type that is not text).
+pub fn converted_string_default<'p>(param: &'p Param<'_>) -> Option<&'p syn::Expr> {
+    let default = param.default()??;
+    (is_string_literal(default) && outer_kind(param.ty) != ValueKind::Text).then_some(default)
+}
+
+fn is_string_literal(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Lit(lit) => matches!(lit.lit, syn::Lit::Str(_)),
+        syn::Expr::Group(group) => is_string_literal(&group.expr),
+        _ => false,
+    }
+}
+
 /// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
 pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
     let segment = last_segment(ty)?;
@@ -65,10 +81,10 @@ pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
     })
 }
 
-/// `T: ToolParam,` for every model-visible parameter type, spanned wholly at
-/// the type: the tool's impls carry these bounds, so a type that cannot be a
-/// parameter gets one error, at the type, and the code relying on the bound
-/// gets none.
+/// `T: ToolParam, for<'de> T: Deserialize<'de>,` for every model-visible
+/// parameter type, spanned wholly at the type: the tool's impls carry these
+/// bounds, so a type that cannot be a parameter gets one error, at the type,
+/// and the code relying on the bounds gets none.
 pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
     model
@@ -79,13 +95,22 @@ pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
             // token's, so the error underlines the whole type.
             let last = quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span());
             let bound = respan(quote!(: #rt::__private::ToolParam,), last);
-            quote!(#ty #bound)
+            // Higher-ranked, so rustc does not report it where it fails: a
+            // derived type checks `Deserialize` itself, at the type, and
+            // the generated code must not add a second error.
+            let deserialize = respan(quote!(for<'__de> #ty: #rt::__private::serde::Deserialize<'__de>,), last);
+            // The same for a string default's conversion: the binder
+            // lifetime is unused, only there to keep rustc from reporting
+            // the bound; the assertion reports it, at the default.
+            let default = converted_string_default(param)
+                .map(|_| respan(quote!(for<'__s> #ty: ::core::convert::From<&'static str>,), last));
+            quote!(#ty #bound #deserialize #default)
         })
         .collect()
 }
 
 /// `tokens` with every span replaced by `span`.
-fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut tree| {

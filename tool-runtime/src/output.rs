@@ -127,6 +127,11 @@ impl ToolOutput {
 
 /// Turns a tool's return value into its output. Implement it for your own
 /// return types when JSON text is not what the model should read.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's return type: it implements neither `Serialize` nor `IntoToolOutput`",
+    label = "add `#[derive(Serialize)]` to this type, or implement `IntoToolOutput` for it",
+    note = "`String`, `ToolOutput`, `Json<T>` and every `Serialize` type can be returned, plain or as the `T` of `Result<T, E>`"
+)]
 pub trait IntoToolOutput {
     /// The output for this value.
     fn into_tool_output(self) -> ToolOutput;

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use crate::tool::STRAY_BLOCKING_CALLS;
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
 
 /// A numeric bound as written in `#[param(min = ...)]`.
@@ -83,15 +84,13 @@ where
     crate::bind::parse_arguments(arguments, visitor)
 }
 
-/// Takes parameter `name` as its type (full binder). One `ToolParam` bound
-/// at the parameter's type, so a type that cannot be a parameter gets one
-/// error there.
-pub fn take<T: ToolParam>(arguments: &mut BoundArguments, name: &str) -> Option<T> {
+/// Takes parameter `name` as its type (full binder).
+pub fn take<T: DeserializeOwned>(arguments: &mut BoundArguments, name: &str) -> Option<T> {
     arguments.take(name)
 }
 
 /// Takes parameter `name`, or the default when it is absent.
-pub fn take_or_else<T: ToolParam>(
+pub fn take_or_else<T: DeserializeOwned>(
     arguments: &mut BoundArguments,
     name: &str,
     default: impl FnOnce() -> T,
@@ -100,7 +99,7 @@ pub fn take_or_else<T: ToolParam>(
 }
 
 /// The seed that reads parameter `field` on the fast path.
-pub fn param_seed<T: ToolParam>(field: &Field) -> ParamSeed<'_, T> {
+pub fn param_seed<T: DeserializeOwned>(field: &Field) -> ParamSeed<'_, T> {
     ParamSeed::new(field)
 }
 

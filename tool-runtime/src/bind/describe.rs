@@ -144,7 +144,7 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
-    use crate::schema::ToolParam;
+    use crate::ToolParam;
 
     #[test]
     fn lists_and_maps_read_in_the_plural_for_every_kind() {

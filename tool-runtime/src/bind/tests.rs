@@ -3,8 +3,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::ToolParam;
 use crate::call::CallArguments;
-use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape, ToolParam};
+use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape};
 
 fn params(fields: Vec<Field>) -> ObjectShape {
     ObjectShape {

@@ -15,10 +15,12 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
+};
 
 use crate::call::CallArguments;
-use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape, ToolParam};
+use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape};
 
 /// Parses the arguments as sent with `visitor`: raw text must be one JSON
 /// object with nothing after it; a value must be an object. `None` sends the
@@ -49,7 +51,7 @@ pub enum Slot<T> {
     Given(T),
 }
 
-impl<T: ToolParam> Slot<T> {
+impl<T: DeserializeOwned> Slot<T> {
     /// Records the value read for a key; a key sent twice gives up (the
     /// binder keeps the last one, and says nothing, so let it decide).
     pub fn fill<E: de::Error>(&mut self, slot: Slot<T>) -> Result<(), E> {
@@ -102,7 +104,7 @@ impl<'f, T> ParamSeed<'f, T> {
     }
 }
 
-impl<'de, T: ToolParam> DeserializeSeed<'de> for ParamSeed<'_, T> {
+impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for ParamSeed<'_, T> {
     type Value = Slot<T>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<T>, D::Error> {
@@ -110,7 +112,7 @@ impl<'de, T: ToolParam> DeserializeSeed<'de> for ParamSeed<'_, T> {
     }
 }
 
-impl<'de, T: ToolParam> Visitor<'de> for ParamSeed<'_, T> {
+impl<'de, T: DeserializeOwned> Visitor<'de> for ParamSeed<'_, T> {
     type Value = Slot<T>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

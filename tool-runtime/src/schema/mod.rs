@@ -22,7 +22,6 @@ pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
 pub(crate) use import::import_input_schema;
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
-pub(crate) use param::ToolParam;
 
 use std::fmt;
 use std::sync::Arc;
@@ -603,6 +602,7 @@ mod tests {
     use std::collections::{BTreeSet, HashMap};
 
     use super::*;
+    use crate::ToolParam;
     use serde_json::json;
 
     #[test]

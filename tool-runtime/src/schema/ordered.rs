@@ -236,7 +236,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::schema::{Field, ToolParam};
+    use crate::ToolParam;
+    use crate::schema::Field;
 
     #[test]
     fn properties_keep_declaration_order_and_keywords_a_fixed_one() {

@@ -6,8 +6,9 @@ use serde_json::Value;
 
 use super::{Kind, Shape};
 
-/// A type that can be a tool parameter: it knows its [`Shape`] and can be
-/// deserialized from the JSON the binder produces.
+/// A type that can be a tool parameter: it knows its [`Shape`]. A tool's
+/// parameter is also `Deserialize` (serde reads it from the JSON the binder
+/// produces); `#[tool]` and `#[derive(ToolParam)]` check both.
 ///
 /// Implemented for `String`, `bool`, the integer and float types, `Option`,
 /// `Vec`, `HashSet`/`BTreeSet`, `HashMap`/`BTreeMap<String, T>`,
@@ -19,7 +20,7 @@ use super::{Kind, Shape};
     label = "this type does not implement `ToolParam`",
     note = "use a JSON-like type (String, bool, integers, floats, Option, Vec, sets, maps with String keys, serde_json::Value), or add `#[derive(ToolParam, Deserialize)]` to your struct or unit-variant enum"
 )]
-pub trait ToolParam: serde::de::DeserializeOwned {
+pub trait ToolParam {
     /// This type's shape. Called once per tool, when its definition is built.
     fn shape() -> Shape;
 }
