@@ -1,12 +1,15 @@
 //! The MCP server end to end, driven by the official MCP Python client over
 //! stdio and streamable HTTP, with the session handshake (`initialize`) and
-//! with protocol 2026-07-28 (`server/discover`): `tests/python/mcp_client.py`.
+//! with protocol 2026-07-28 (`server/discover`): `tests/python/mcp_client.py`;
+//! then by the official TypeScript SDK client over both transports:
+//! `tests/node/mcp_client.mjs`.
 //!
 //! This test binary is also the server: started with `TOOL_RUNTIME_MCP_SERVE`
 //! set to `stdio` or `http`, it serves its tools instead of testing. (It has
 //! no libtest harness, whose output would corrupt the protocol stream.)
 
 mod common {
+    pub mod node;
     pub mod probe;
     pub mod python;
 }
@@ -161,6 +164,23 @@ fn main() {
         assert!(
             output.status.success(),
             "the MCP client's checks over {transport} failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let client = common::node::script_in_env(&root, "mcp_client.mjs");
+    for transport in ["stdio", "http"] {
+        println!("-- TypeScript SDK over {transport}");
+        let output = Command::new("node")
+            .arg(&client)
+            .arg(transport)
+            .arg(&me)
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        print!("{stdout}");
+        assert!(
+            output.status.success(),
+            "the TypeScript MCP client's checks over {transport} failed:\n{stdout}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
     }
