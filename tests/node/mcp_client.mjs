@@ -61,6 +61,9 @@ try {
   check("tools/list lists every tool", JSON.stringify([...names].sort()) === JSON.stringify(expected), names);
   const again = (await client.listTools()).tools.map((t) => t.name);
   check("tools/list keeps a stable order", JSON.stringify(again) === JSON.stringify(names), again);
+  const probe = listed.find((t) => t.name === "probe");
+  const order = ["pattern", "case_sensitive", "max_results", "offset", "threshold", "files", "mode", "window", "labels"];
+  check("parameters arrive in declaration order", JSON.stringify(Object.keys(probe?.inputSchema?.properties ?? {})) === JSON.stringify(order), probe?.inputSchema);
   const disk = listed.find((t) => t.name === "disk_usage");
   check("a structured tool has an output schema", disk?.outputSchema?.type === "object", disk);
 

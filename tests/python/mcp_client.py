@@ -66,6 +66,8 @@ async def checks(session, handshake):
     check(label + "tools/list keeps a stable order", [t.name for t in again.tools] == names, again)
     probe = next(tool for tool in listed.tools if tool.name == "probe")
     check(label + "the probe's schema reaches the client", probe.input_schema["required"] == ["pattern"], probe.input_schema)
+    order = ["pattern", "case_sensitive", "max_results", "offset", "threshold", "files", "mode", "window", "labels"]
+    check(label + "parameters arrive in declaration order", list(probe.input_schema["properties"]) == order, probe.input_schema)
     disk = next(tool for tool in listed.tools if tool.name == "disk_usage")
     check(label + "a structured tool has an output schema", disk.output_schema is not None, disk)
     check(label + "annotations arrive", disk.annotations is not None and disk.annotations.read_only_hint is True, disk.annotations)

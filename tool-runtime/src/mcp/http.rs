@@ -8,14 +8,16 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::McpError;
+use super::order::Lines;
 use super::server::{Handler, McpServer};
+use crate::registry::ToolRegistry;
 
 /// How the HTTP endpoint checks who is talking to it.
 ///
@@ -88,6 +90,7 @@ impl HttpOptions {
 pub struct McpHttpService {
     inner: StreamableHttpService<Handler, LocalSessionManager>,
     token: Option<Arc<str>>,
+    registry: Arc<ToolRegistry>,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -108,6 +111,7 @@ impl McpServer {
             .with_allowed_origins(options.origins)
             .enforce_origin_validation()
             .with_max_request_body_bytes(self.inner.max_message_bytes);
+        let registry = self.inner.registry.clone();
         let handler = Handler(self);
         let inner = StreamableHttpService::new(
             move || Ok(handler.clone()),
@@ -117,6 +121,7 @@ impl McpServer {
         McpHttpService {
             inner,
             token: options.token,
+            registry,
         }
     }
 
@@ -164,14 +169,56 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
             return Box::pin(std::future::ready(Ok(response)));
         }
         let mut inner = self.inner.clone();
+        let registry = self.registry.clone();
         Box::pin(async move {
             let response = match tower_service::Service::call(&mut inner, request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
             };
-            Ok(response.map(Body::new))
+            Ok(ordered(response.map(Body::new), registry))
         })
     }
+}
+
+/// The response with the tools of a `tools/list` answer in declaration
+/// order (see `order`), whether it comes as JSON or as server-sent events.
+fn ordered(mut response: Response<Body>, registry: Arc<ToolRegistry>) -> Response<Body> {
+    use futures_util::StreamExt as _;
+
+    let messages = response.headers().get(header::CONTENT_TYPE).is_some_and(|t| {
+        let t = t.as_bytes();
+        t.starts_with(b"text/event-stream") || t.starts_with(b"application/json")
+    });
+    if !messages {
+        return response;
+    }
+    // The length may change.
+    response.headers_mut().remove(header::CONTENT_LENGTH);
+    response.map(|body| {
+        let start = Some((body.into_data_stream(), Lines::default()));
+        let stream = futures_util::stream::unfold(start, move |state| {
+            let registry = registry.clone();
+            async move {
+                let (mut data, mut lines) = state?;
+                loop {
+                    match data.next().await {
+                        Some(Ok(chunk)) => {
+                            let out = lines.push(&chunk, &registry);
+                            if !out.is_empty() {
+                                return Some((Ok(Bytes::from(out)), Some((data, lines))));
+                            }
+                        }
+                        Some(Err(e)) => return Some((Err(e), None)),
+                        None => {
+                            let rest = lines.finish(&registry);
+                            return (!rest.is_empty()).then(|| (Ok(Bytes::from(rest)), None));
+                        }
+                    }
+                }
+            }
+        });
+        Body::from_stream(stream)
+    })
 }
 
 /// Whether the request carries `Authorization: Bearer <token>`, compared in

@@ -9,6 +9,7 @@
 mod config;
 mod http;
 mod mount;
+mod order;
 mod server;
 
 use std::fmt;

@@ -56,7 +56,7 @@ pub struct McpServer {
 }
 
 pub(crate) struct Inner {
-    registry: Arc<ToolRegistry>,
+    pub(crate) registry: Arc<ToolRegistry>,
     selection: Selection,
     name: String,
     version: String,
@@ -155,11 +155,44 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         use rmcp::ServiceExt as _;
-        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, write)
+        // rmcp writes into a pipe; what comes out goes to `write` with the
+        // tools of a `tools/list` answer in declaration order.
+        let (rmcp_end, our_end) = tokio::io::duplex(64 * 1024);
+        let pump = tokio::spawn(pump(our_end, write, self.inner.clone()));
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, rmcp_end)
             .with_max_line_length(self.inner.max_message_bytes);
-        let running = Handler(self).serve(transport).await.map_err(McpError::protocol)?;
-        running.waiting().await.map_err(McpError::protocol)?;
-        Ok(())
+        let served = async {
+            let running = Handler(self).serve(transport).await.map_err(McpError::protocol)?;
+            running.waiting().await.map_err(McpError::protocol)?;
+            Ok(())
+        }
+        .await;
+        // The transport is gone, so the pipe ends and the pump drains it.
+        let pumped = pump.await.map_err(|e| McpError::io(std::io::Error::other(e)))?;
+        served.and(pumped.map_err(McpError::io))
+    }
+}
+
+/// Copies the server's output to `write` until the pipe ends, ordering
+/// `tools/list` answers on the way (see `order`).
+async fn pump<W>(mut from: tokio::io::DuplexStream, mut write: W, inner: Arc<Inner>) -> std::io::Result<()>
+where
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut lines = super::order::Lines::default();
+    let mut buffer = vec![0; 64 * 1024];
+    loop {
+        let read = from.read(&mut buffer).await?;
+        if read == 0 {
+            write.write_all(&lines.finish(&inner.registry)).await?;
+            return write.flush().await;
+        }
+        let out = lines.push(&buffer[..read], &inner.registry);
+        if !out.is_empty() {
+            write.write_all(&out).await?;
+            write.flush().await?;
+        }
     }
 }
 
