@@ -73,23 +73,23 @@ impl Bounds {
     }
 
     /// The `Constraints` value these bounds build, or `None` when there are none.
-    pub fn to_tokens(&self, rt: &syn::Path) -> Option<TokenStream> {
+    pub fn to_tokens(&self, private: &TokenStream) -> Option<TokenStream> {
         if self.is_empty() {
             return None;
         }
         let number = |n: &Option<SpannedValue<NumberLit>>| match n {
             Some(n) => {
-                let n = n.to_tokens(rt);
-                quote!(::core::option::Option::Some(#n))
+                let n = n.to_tokens(private);
+                quote!(#private::Some(#n))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(#private::None),
         };
         let count = |n: &Option<SpannedValue<u64>>| match n {
             Some(n) => {
                 let n = **n;
-                quote!(::core::option::Option::Some(#n))
+                quote!(#private::Some(#n))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(#private::None),
         };
         let minimum = number(&self.min);
         let maximum = number(&self.max);
@@ -100,12 +100,12 @@ impl Bounds {
         let pattern = match &self.pattern {
             Some(p) => {
                 let p = p.as_str();
-                quote!(::core::option::Option::Some(#rt::__private::pattern(#p)))
+                quote!(#private::Some(#private::pattern(#p)))
             }
-            None => quote!(::core::option::Option::None),
+            None => quote!(#private::None),
         };
         Some(quote! {
-            #rt::__private::constraints(#minimum, #maximum, #min_length, #max_length, #pattern, #min_items, #max_items)
+            #private::constraints(#minimum, #maximum, #min_length, #max_length, #pattern, #min_items, #max_items)
         })
     }
 }
@@ -136,10 +136,10 @@ impl NumberLit {
         }
     }
 
-    fn to_tokens(&self, rt: &syn::Path) -> TokenStream {
+    fn to_tokens(&self, private: &TokenStream) -> TokenStream {
         match self {
-            NumberLit::Int(n) => quote!(#rt::__private::int_bound(#n)),
-            NumberLit::Float(f) => quote!(#rt::__private::float_bound(#f)),
+            NumberLit::Int(n) => quote!(#private::int_bound(#n)),
+            NumberLit::Float(f) => quote!(#private::float_bound(#f)),
         }
     }
 

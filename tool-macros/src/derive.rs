@@ -149,7 +149,10 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
         };
         let ty = &field.ty;
         let has_default = serde.default || container.default;
-        let constrain = attrs.bounds.to_tokens(rt).map(|c| quote!(.constrain(#c)));
+        let constrain = attrs
+            .bounds
+            .to_tokens(&quote!(#rt::__private))
+            .map(|c| quote!(.constrain(#c)));
         let rust_type = quote!(#ty).to_string().replace(' ', "");
         out.push(quote_spanned! {ty.span()=>
             #rt::__private::Field::new(

@@ -9,6 +9,13 @@ use syn::spanned::Spanned;
 
 use crate::ast::{Param, ToolFn, ValueKind, last_segment, outer_kind};
 
+/// The name `#[tool]`'s generated code gives the runtime's `__private`
+/// module, imported once at the top of the block that holds it (see
+/// `expand::generate`): every path into it is then four tokens, not nine.
+pub fn private() -> proc_macro2::Ident {
+    proc_macro2::Ident::new("__rt", proc_macro2::Span::call_site())
+}
+
 /// The function as written, minus the `#[param]` attributes.
 pub fn stripped_fn(function: &syn::ItemFn) -> syn::ItemFn {
     let mut function = function.clone();
@@ -86,7 +93,7 @@ pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
 /// bounds, so a type that cannot be a parameter gets one error, at the type,
 /// and the code relying on the bounds gets none.
 pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
+    let p = private();
     model
         .model_params()
         .map(|param| {
@@ -94,11 +101,11 @@ pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
             // The type keeps its own spans and the rest takes its last
             // token's, so the error underlines the whole type.
             let last = quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span());
-            let bound = respan(quote!(: #rt::__private::ToolParam,), last);
+            let bound = respan(quote!(: #p::ToolParam,), last);
             // Higher-ranked, so rustc does not report it where it fails: a
             // derived type checks `Deserialize` itself, at the type, and
             // the generated code must not add a second error.
-            let deserialize = respan(quote!(for<'__de> #ty: #rt::__private::serde::Deserialize<'__de>,), last);
+            let deserialize = respan(quote!(for<'__de> #ty: #p::serde::Deserialize<'__de>,), last);
             // The same for a string default's conversion: the binder
             // lifetime is unused, only there to keep rustc from reporting
             // the bound; the assertion reports it, at the default.

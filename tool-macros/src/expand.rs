@@ -12,7 +12,12 @@ use crate::valid;
 
 /// Expands `#[tool(args)] item`. Never drops the user's function: on error
 /// it is emitted (without `#[param]`) with every error and a stub struct.
-pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+/// `source` indexes the file a span comes from (see `place`).
+pub fn tool(
+    args: TokenStream,
+    item: TokenStream,
+    source: impl FnOnce(proc_macro2::Span) -> Option<std::rc::Rc<crate::place::Index>>,
+) -> TokenStream {
     let function: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(e) => {
@@ -20,6 +25,9 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#item #error);
         }
     };
+    if let Some(error) = crate::place::associated_fn(&function, source) {
+        return error;
+    }
     let mut cx = Ctxt::new();
     let args = cx.handle(tool_args(args)).unwrap_or_default();
     let model = ToolFn::from_item(&function, args, &mut cx);
@@ -32,6 +40,7 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 
 fn generate(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
+    let p = crate::emit::private();
     let function = stripped_fn(model.item);
     let struct_item = struct_item(model);
     let ident = model.struct_ident();
@@ -47,14 +56,15 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
         // Lints are the user's for the user's code, not for what is generated.
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
+            use #rt::__private as #p;
             #[allow(unused_imports)]
-            use #rt::__private::{ViaAnything as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
+            use #p::{ViaAnything as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
 
             #run_fn
 
-            impl #rt::__private::Tool for #ident where #bounds {
-                fn definition(&self) -> &#rt::__private::ToolDefinition {
-                    static __DEFINITION: #rt::__private::LazyDefinition = #rt::__private::LazyDefinition::new();
+            impl #p::Tool for #ident where #bounds {
+                fn definition(&self) -> &#p::ToolDefinition {
+                    static __DEFINITION: #p::LazyDefinition = #p::LazyDefinition::new();
                     __DEFINITION.get_or_init(|| #definition)
                 }
 
@@ -65,37 +75,38 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
 }
 
 fn definition(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
+    let p = crate::emit::private();
     let (name, _) = model.wire_name();
     let description = model.description().unwrap_or_default();
     let fields = model.model_params().map(|param| {
         let ty = param.ty;
         let wire = param.wire_name();
         let description = model.param_description(param).unwrap_or_default();
-        let constrain = param.attrs.bounds.to_tokens(rt).map(|c| quote!(.constrain(#c)));
+        let constrain = param
+            .attrs
+            .bounds
+            .to_tokens(&quote!(#p))
+            .map(|c| quote!(.constrain(#c)));
         let has_default = param.default().is_some();
-        let default_json = match param.default() {
-            Some(expr) => {
-                let value = default_value(ty, expr);
-                quote!((&&#rt::__private::DefaultOf::<#ty>::new(&#value)).__default_json())
-            }
-            None => quote!(::core::option::Option::None),
-        };
+        let default_json = param.default().map(|expr| {
+            let value = default_value(ty, expr);
+            quote!(.with_default_value((&&#p::DefaultOf::<#ty>::new(&#value)).__default_json()))
+        });
         let rust_type = quote!(#ty).to_string().replace(' ', "");
-        let shape = quote!(<#ty as #rt::__private::ToolParam>::shape());
+        let shape = quote!(<#ty as #p::ToolParam>::shape());
         quote! {
-            #rt::__private::Field::new(
+            #p::Field::new(
                 #wire,
                 #shape.describe(#description) #constrain,
                 #has_default,
                 #rust_type,
             )
-            .with_default_value(#default_json)
+            #default_json
         }
     });
     let mut chain = Vec::new();
     if model.args.strict.is_present() {
-        chain.push(quote!(.with_mode(#rt::__private::BindMode::Strict)));
+        chain.push(quote!(.with_mode(#p::BindMode::Strict)));
     }
     if model.args.sequential.is_present() {
         chain.push(quote!(.sequential(true)));
@@ -111,7 +122,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
         chain.push(quote!(.with_annotations(#annotations)));
     }
     if let Some(ty) = output_type(model) {
-        chain.push(quote!(.with_output_shape((&&#rt::__private::OutputSchemaOf::<#ty>::new()).__output_shape())));
+        chain.push(quote!(.with_output_shape((&&#p::OutputSchemaOf::<#ty>::new()).__output_shape())));
     }
     if model.params.iter().any(|p| matches!(p.role, Role::Context)) {
         chain.push(quote!(.with_context_param(true)));
@@ -122,14 +133,14 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
         }
     }
     quote! {
-        #rt::__private::ToolDefinition::new(#name, #description, ::std::vec![#(#fields),*])
+        #p::ToolDefinition::new(#name, #description, ::std::vec![#(#fields),*])
             #(#chain)*
     }
 }
 
 fn annotations(model: &ToolFn<'_>) -> Option<TokenStream> {
     let args = &model.args;
-    let rt = &model.rt;
+    let p = crate::emit::private();
     if args.title.is_none()
         && args.read_only.is_none()
         && args.destructive.is_none()
@@ -139,19 +150,19 @@ fn annotations(model: &ToolFn<'_>) -> Option<TokenStream> {
         return None;
     }
     let opt_bool = |b: Option<bool>| match b {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
+        Some(b) => quote!(#p::Some(#b)),
+        None => quote!(#p::None),
     };
     let title = match &args.title {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
+        Some(t) => quote!(#p::Some(#t)),
+        None => quote!(#p::None),
     };
     let read_only = opt_bool(args.read_only);
     let destructive = opt_bool(args.destructive);
     let idempotent = opt_bool(args.idempotent);
     let open_world = opt_bool(args.open_world);
     Some(quote! {
-        #rt::__private::annotations(#title, #read_only, #destructive, #idempotent, #open_world)
+        #p::annotations(#title, #read_only, #destructive, #idempotent, #open_world)
     })
 }
 

@@ -77,13 +77,9 @@ use proc_macro::TokenStream;
 /// block (a tool is a free function; this is read from the source file).
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = proc_macro2::TokenStream::from(item);
     // The function's source file, to see whether it sits in an `impl` block.
     let source = |span: proc_macro2::Span| place::file_index(span.unwrap().local_file()?);
-    if let Some(error) = place::associated_fn(&item, source) {
-        return error.into();
-    }
-    expand::tool(args.into(), item).into()
+    expand::tool(args.into(), item.into(), source).into()
 }
 
 /// Implements `tool_runtime::ToolParam` for a struct with named fields, a

@@ -2,6 +2,8 @@
 //! for: re-exports under stable names, and the small pieces of logic the
 //! generated code calls. Not public API.
 
+/// Short paths for generated code, which cannot trust the prelude's names.
+pub use ::core::option::Option::{None, Some};
 pub use serde;
 pub use serde_json;
 
