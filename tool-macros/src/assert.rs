@@ -15,13 +15,15 @@ use syn::spanned::Spanned;
 use crate::ast::{ToolFn, contains_impl_trait};
 
 /// Assertions for a `#[tool]`: the return type is `Serialize` or
-/// `IntoToolOutput`; a string default's type is made from `&str`.
+/// `IntoToolOutput`; a string default's type is made from `&str`. Items for
+/// the generated block, which imports the runtime as `__rt`.
 pub fn tool(model: &ToolFn<'_>) -> TokenStream {
     let rt = &model.rt;
+    let p = crate::emit::private();
+    // Neither `IntoToolOutput` nor `Serialize`: the method's bound fails
+    // with the message `IntoToolOutput` carries.
     let output = output_type(model).map(|ty| {
         quote! {
-            /// Neither `IntoToolOutput` nor `Serialize`: the bound fails
-            /// with the message `IntoToolOutput` carries.
             trait ToolReturnType<T> {
                 fn assert_return_type(&self)
                 where
@@ -30,14 +32,12 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
                 }
             }
 
-            impl<T> ToolReturnType<T> for #rt::__private::OutputProbe<T> {}
+            impl<T> ToolReturnType<T> for #p::OutputProbe<T> {}
 
-            #[allow(dead_code)]
             fn return_type() {
                 #[allow(unused_imports)]
-                use #rt::__private::{AssertIntoToolOutput as _, AssertSerialize as _};
-                #[allow(clippy::needless_borrow)]
-                (&&#rt::__private::OutputProbe::<#ty>::new()).assert_return_type();
+                use #p::{AssertIntoToolOutput as _, AssertSerialize as _};
+                (&&#p::OutputProbe::<#ty>::new()).assert_return_type();
             }
         }
     });
@@ -63,22 +63,14 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
             #[diagnostic::do_not_recommend]
             impl<T: ::core::convert::From<&'static str>> StringDefault for T {}
 
-            #[allow(dead_code)]
             fn string_default() where #(#defaults)* {}
         }
     });
-    if output.is_none() && defaults.is_none() {
-        return TokenStream::new();
-    }
     // Each check is a trait and a where clause or method bound defined
-    // here, so the error's notes name nothing of the runtime's.
-    quote! {
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-        const _: () = {
-            #output
-            #defaults
-        };
-    }
+    // here, so the error's notes name nothing of the runtime's. They open
+    // the generated block (see `expand::generate`), before any code that
+    // relies on what they check.
+    quote!(#output #defaults)
 }
 
 /// The assertion for `#[derive(ToolParam)]`: the type is `Deserialize`.

@@ -50,13 +50,13 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
     let assertions = crate::assert::tool(model);
     quote! {
         #function
-        #assertions
         #struct_item
 
         // Lints are the user's for the user's code, not for what is generated.
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        #[allow(dead_code, clippy::all, clippy::pedantic, clippy::nursery)]
         const _: () = {
             use #rt::__private as #p;
+            #assertions
             #[allow(unused_imports)]
             use #p::{ViaAnything as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
 

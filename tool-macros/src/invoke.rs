@@ -36,7 +36,7 @@ fn local(index: usize) -> syn::Ident {
 /// `fn __run(__p0: T0, ...) -> ToolFuture`: calls the function with every
 /// parameter in order and converts what it returns.
 fn run_fn(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
+    let p = crate::emit::private();
     let fn_ident = model.fn_ident();
     let locals: Vec<_> = (0..model.params.len()).map(local).collect();
     let types = model.params.iter().map(|p| p.ty);
@@ -45,13 +45,13 @@ fn run_fn(model: &ToolFn<'_>) -> TokenStream {
     let call = if model.item.sig.asyncness.is_some() {
         quote!(#fn_ident(#(#locals),*).await)
     } else {
-        quote!(#rt::__private::run_blocking(move || #fn_ident(#(#locals),*)).await)
+        quote!(#p::run_blocking(move || #fn_ident(#(#locals),*)).await)
     };
     let convert = output_conversion(model);
     // Generated locals all carry the call site's span: a tool declared by a
     // `macro_rules!` gives its name another hygiene context.
     quote! {
-        fn __run(#(#locals: #types),*) -> #rt::__private::ToolFuture {
+        fn __run(#(#locals: #types),*) -> #p::ToolFuture {
             ::std::boxed::Box::pin(async move {
                 let __returned = #call;
                 #convert
@@ -62,6 +62,7 @@ fn run_fn(model: &ToolFn<'_>) -> TokenStream {
 
 /// The statements that bind the runtime-supplied parameters from `__scope`.
 fn injected(model: &ToolFn<'_>) -> Vec<TokenStream> {
+    let p = crate::emit::private();
     model
         .params
         .iter()
@@ -73,8 +74,8 @@ fn injected(model: &ToolFn<'_>) -> Vec<TokenStream> {
                 Role::Context => Some(quote!(let #local = __scope.context();)),
                 Role::State(inner) => Some(quote! {
                     let #local = match __scope.state::<#inner>() {
-                        ::core::option::Option::Some(__state) => __state,
-                        ::core::option::Option::None => ::core::panic!(
+                        #p::Some(__state) => __state,
+                        #p::None => ::core::panic!(
                             "the registry holds no state of type `{}`", ::core::any::type_name::<#inner>()
                         ),
                     };
@@ -85,7 +86,7 @@ fn injected(model: &ToolFn<'_>) -> Vec<TokenStream> {
 }
 
 fn invoke(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
+    let p = crate::emit::private();
     let mut takes = Vec::new();
     let mut checked = Vec::new();
     for (index, param) in model.params.iter().enumerate() {
@@ -98,9 +99,9 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
         let take = match param.default() {
             Some(expr) => {
                 let value = crate::emit::default_value(ty, expr);
-                quote!(#rt::__private::take_or_else::<#ty>(&mut __arguments, #wire, || #value))
+                quote!(#p::take_or_else::<#ty>(&mut __arguments, #wire, || #value))
             }
-            None => quote!(#rt::__private::take::<#ty>(&mut __arguments, #wire)),
+            None => quote!(#p::take::<#ty>(&mut __arguments, #wire)),
         };
         takes.push(quote!(let #local = #take;));
         checked.push(local);
@@ -109,8 +110,8 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
     // deserialization problems are reported together.
     let unwrap = (!checked.is_empty()).then(|| {
         quote! {
-            let (#(::core::option::Option::Some(#checked),)*) = (#(#checked,)*) else {
-                return ::core::result::Result::Err(__arguments.into_errors());
+            let (#(#p::Some(#checked),)*) = (#(#checked,)*) else {
+                return #p::Err(__arguments.into_errors());
             };
         }
     });
@@ -120,14 +121,14 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
         #[allow(unused_variables, unused_mut)]
         fn invoke(
             &self,
-            __arguments: #rt::__private::BoundArguments,
-            __scope: &#rt::__private::CallScope<'_>,
-        ) -> ::core::result::Result<#rt::__private::ToolFuture, ::std::vec::Vec<#rt::__private::CallError>> {
+            __arguments: #p::BoundArguments,
+            __scope: &#p::CallScope<'_>,
+        ) -> #p::Result<#p::ToolFuture, ::std::vec::Vec<#p::CallError>> {
             let mut __arguments = __arguments;
             #(#takes)*
             #unwrap
             #(#injected)*
-            ::core::result::Result::Ok(__run(#(#all),*))
+            #p::Ok(__run(#(#all),*))
         }
     }
 }
@@ -139,83 +140,49 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
 /// It gives up (`None`), leaving the call to the full binder, wherever the
 /// binder would have anything to change or say.
 fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
+    let p = crate::emit::private();
     let params: Vec<_> = model
         .params
         .iter()
         .enumerate()
-        .filter(|(_, p)| matches!(p.role, Role::Model))
+        .filter(|(_, param)| matches!(param.role, Role::Model))
         .collect();
-    let names: Vec<String> = params.iter().map(|(_, p)| p.wire_name()).collect();
-    let slots: Vec<_> = params.iter().map(|(i, _)| format_ident!("__s{}", i)).collect();
-    let types: Vec<_> = params.iter().map(|(_, p)| p.ty).collect();
-    let positions: Vec<usize> = (0..params.len()).collect();
-
-    let arms = slots.iter().zip(&types).zip(&positions).map(|((slot, ty), position)| {
-        let seed = quote!(#rt::__private::param_seed::<#ty>(&self.0[#position]));
+    // The parameter types as a list type, `(A, (B, ()))`, and the slots'
+    // pattern in the same nesting.
+    let (list, slots) = params
+        .iter()
+        .rev()
+        .fold((quote!(()), quote!(())), |(list, slots), (index, param)| {
+            let ty = param.ty;
+            let slot = format_ident!("__s{}", index);
+            (quote!((#ty, #list)), quote!((#slot, #slots)))
+        });
+    let finals = params.iter().enumerate().map(|(position, (index, param))| {
+        let local = local(*index);
+        let slot = format_ident!("__s{}", index);
+        let ty = param.ty;
+        let default = match param.default() {
+            Some(expr) => crate::emit::default_value(ty, expr),
+            None => quote!(::core::unreachable!()),
+        };
         quote! {
-            ::core::option::Option::Some(#position) => #slot.fill(__map.next_value_seed(#seed)?)?,
+            let #local: #ty = #slot.resolve(&__fields[#position], __scope.null_is_absent(), || #default)?;
         }
     });
-    let finals = params
-        .iter()
-        .zip(&slots)
-        .zip(&positions)
-        .map(|(((index, param), slot), position)| {
-            let local = local(*index);
-            let ty = param.ty;
-            let default = match param.default() {
-                Some(expr) => crate::emit::default_value(ty, expr),
-                None => quote!(::core::unreachable!()),
-            };
-            quote! {
-                let #local: #ty = #slot.resolve(&__fields[#position], __scope.null_is_absent(), || #default)?;
-            }
-        });
     let injected = injected(model);
     let all: Vec<_> = (0..model.params.len()).map(local).collect();
-    let bounds = crate::emit::param_bounds(model);
     quote! {
         #[allow(unused_variables, unused_mut)]
         fn invoke_fast(
             &self,
-            __arguments: &#rt::__private::CallArguments,
-            __scope: &#rt::__private::CallScope<'_>,
-        ) -> ::core::option::Option<#rt::__private::ToolFuture> {
-            use #rt::__private::serde::de as __de;
-
-            struct __Visitor<'__f>(&'__f [#rt::__private::Field]);
-
-            impl<'de> __de::Visitor<'de> for __Visitor<'_> where #bounds {
-                type Value = (#(#rt::__private::Slot<#types>,)*);
-
-                fn expecting(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    __f.write_str("the tool's arguments")
-                }
-
-                fn visit_map<__A: __de::MapAccess<'de>>(self, mut __map: __A) -> ::core::result::Result<Self::Value, __A::Error> {
-                    fn __index(__key: &str) -> ::core::option::Option<usize> {
-                        match __key {
-                            #(#names => ::core::option::Option::Some(#positions),)*
-                            _ => ::core::option::Option::None,
-                        }
-                    }
-                    #(let mut #slots = #rt::__private::Slot::Absent;)*
-                    while let ::core::option::Option::Some(__key) = __map.next_key_seed(#rt::__private::KeyIndex(__index))? {
-                        match __key {
-                            #(#arms)*
-                            _ => return ::core::result::Result::Err(__de::Error::custom("")),
-                        }
-                    }
-                    ::core::result::Result::Ok((#(#slots,)*))
-                }
-            }
-
-            let __fields: &[#rt::__private::Field] = &<Self as #rt::__private::Tool>::definition(self).params().fields;
-            let (#(#slots,)*) = #rt::__private::parse_arguments(__arguments, __Visitor(__fields))?;
+            __arguments: &#p::CallArguments,
+            __scope: &#p::CallScope<'_>,
+        ) -> #p::Option<#p::ToolFuture> {
+            let __fields: &[#p::Field] = &<Self as #p::Tool>::definition(self).params().fields;
+            let #slots = #p::parse_params::<#list>(__arguments, __fields)?;
             #(#finals)*
             #(#injected)*
-            ::core::option::Option::Some(__run(#(#all),*))
+            #p::Some(__run(#(#all),*))
         }
     }
 }
@@ -223,7 +190,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
 /// Turns `__returned` into a `ToolOutput`: `Err(e)` is an error with `e`'s
 /// message; a value is read by `IntoToolOutput` if it has it, else as JSON.
 fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
+    let p = crate::emit::private();
     let returns_result = match &model.item.sig.output {
         syn::ReturnType::Type(_, ty) => crate::emit::result_ok_type(ty).is_some(),
         syn::ReturnType::Default => false,
@@ -231,11 +198,11 @@ fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
     if returns_result {
         quote! {
             match __returned {
-                ::core::result::Result::Ok(__value) => (&&&#rt::__private::OutputOf::new(__value)).__tool_output(),
-                ::core::result::Result::Err(__error) => #rt::__private::error_output(__error),
+                #p::Ok(__value) => (&&&#p::OutputOf::new(__value)).__tool_output(),
+                #p::Err(__error) => #p::error_output(__error),
             }
         }
     } else {
-        quote!((&&&#rt::__private::OutputOf::new(__returned)).__tool_output())
+        quote!((&&&#p::OutputOf::new(__returned)).__tool_output())
     }
 }

@@ -3,11 +3,12 @@
 //! generated code calls. Not public API.
 
 /// Short paths for generated code, which cannot trust the prelude's names.
-pub use ::core::option::Option::{None, Some};
+pub use ::core::option::Option::{self, None, Some};
+pub use ::core::result::Result::{self, Err, Ok};
 pub use serde;
 pub use serde_json;
 
-pub use crate::bind::{BindMode, BoundArguments, ParamSeed, Slot};
+pub use crate::bind::{BindMode, BoundArguments, Params, Slot, parse_params};
 pub use crate::call::CallArguments;
 pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
@@ -51,41 +52,6 @@ pub fn pattern(source: &str) -> Pattern {
     }
 }
 
-/// Finds a key among a tool's parameters without allocating: the fast
-/// path's key reader. The generated code gives it a `match` over the names;
-/// `None` is a key that is no parameter.
-#[derive(Clone, Copy)]
-pub struct KeyIndex(pub fn(&str) -> Option<usize>);
-
-impl<'de> serde::de::DeserializeSeed<'de> for KeyIndex {
-    type Value = Option<usize>;
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_identifier(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for KeyIndex {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a parameter name")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok((self.0)(key))
-    }
-}
-
-/// Parses the arguments as sent with the generated visitor (see
-/// [`crate::bind`]'s typed fast path); `None` sends the call to the binder.
-pub fn parse_arguments<V, T>(arguments: &CallArguments, visitor: V) -> Option<T>
-where
-    V: for<'de> serde::de::Visitor<'de, Value = T>,
-{
-    crate::bind::parse_arguments(arguments, visitor)
-}
-
 /// Takes parameter `name` as its type (full binder).
 pub fn take<T: DeserializeOwned>(arguments: &mut BoundArguments, name: &str) -> Option<T> {
     arguments.take(name)
@@ -98,11 +64,6 @@ pub fn take_or_else<T: DeserializeOwned>(
     default: impl FnOnce() -> T,
 ) -> Option<T> {
     arguments.take_or_else(name, default)
-}
-
-/// The seed that reads parameter `field` on the fast path.
-pub fn param_seed<T: DeserializeOwned>(field: &Field) -> ParamSeed<'_, T> {
-    ParamSeed::new(field)
 }
 
 /// A shape's bounds, as `#[param(...)]` writes them.

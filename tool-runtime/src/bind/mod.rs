@@ -20,6 +20,7 @@
 mod arguments;
 mod bound;
 mod describe;
+mod params;
 mod typed;
 
 use std::fmt::Write as _;
@@ -29,8 +30,8 @@ use serde_json::{Map, Number, Value};
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
 pub(crate) use describe::{describe_str, describe_value, expected};
-pub(crate) use typed::parse_arguments;
-pub use typed::{ParamSeed, Slot};
+pub use params::{Params, parse_params};
+pub use typed::Slot;
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};

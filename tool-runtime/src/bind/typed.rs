@@ -25,7 +25,7 @@ use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape};
 /// Parses the arguments as sent with `visitor`: raw text must be one JSON
 /// object with nothing after it; a value must be an object. `None` sends the
 /// call to the full binder.
-pub(crate) fn parse_arguments<V, T>(arguments: &CallArguments, visitor: V) -> Option<T>
+pub(super) fn parse_arguments<V, T>(arguments: &CallArguments, visitor: V) -> Option<T>
 where
     V: for<'de> Visitor<'de, Value = T>,
 {
@@ -82,14 +82,14 @@ impl<T: DeserializeOwned> Slot<T> {
     }
 }
 
-fn give_up<E: de::Error>() -> E {
+pub(super) fn give_up<E: de::Error>() -> E {
     // The message is never read: the call goes to the full binder.
     E::custom("")
 }
 
 /// Reads one top-level parameter's value: `null` as [`Slot::Null`], any
 /// other value through [`Checked`].
-pub struct ParamSeed<'f, T> {
+pub(super) struct ParamSeed<'f, T> {
     field: &'f Field,
     marker: PhantomData<fn() -> T>,
 }

@@ -1,0 +1,168 @@
+//! The typed fast path's reading of a whole argument object, written once
+//! here for every tool: a tool's parameter types come as a list type
+//! (`(A, (B, (C, ())))`, in the order of its fields) and each key read goes
+//! to its parameter's slot through [`ParamSeed`]. What `#[tool]` generates
+//! is then a call and the slots' resolution, not a visitor of its own per
+//! tool, which kept every crate of tools compiling the same logic again.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+
+use super::typed::{ParamSeed, Slot, give_up, parse_arguments};
+use crate::call::CallArguments;
+use crate::schema::Field;
+
+/// A tool's parameter types as a list type, `(A, (B, ()))`; their slots are
+/// `(Slot<A>, (Slot<B>, ()))`.
+pub trait Params {
+    /// One [`Slot`] per parameter, in the same nesting.
+    type Slots;
+
+    /// Every slot empty.
+    fn empty() -> Self::Slots;
+
+    /// Reads the next value of `map` into the slot at `index`, the
+    /// parameter of `fields[index]`.
+    fn read<'de, A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        fields: &[Field],
+        map: &mut A,
+    ) -> Result<(), A::Error>;
+}
+
+impl Params for () {
+    type Slots = ();
+
+    fn empty() {}
+
+    fn read<'de, A: MapAccess<'de>>(_: &mut (), _: usize, _: &[Field], _: &mut A) -> Result<(), A::Error> {
+        // No parameter has this index: the fields and the type disagree.
+        Err(give_up())
+    }
+}
+
+impl<H: DeserializeOwned, T: Params> Params for (H, T) {
+    type Slots = (Slot<H>, T::Slots);
+
+    fn empty() -> Self::Slots {
+        (Slot::Absent, T::empty())
+    }
+
+    fn read<'de, A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        fields: &[Field],
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match (index, fields) {
+            (0, [field, ..]) => slots.0.fill(map.next_value_seed(ParamSeed::<H>::new(field))?),
+            (_, [_, rest @ ..]) => T::read(&mut slots.1, index - 1, rest, map),
+            (_, []) => Err(give_up()),
+        }
+    }
+}
+
+/// Parses the arguments as sent into the slots of `P`, whose parameters are
+/// `fields` in order; `None` (a key that names no parameter, a value that
+/// does not fit exactly) sends the call to the full binder.
+pub fn parse_params<P: Params>(arguments: &CallArguments, fields: &[Field]) -> Option<P::Slots> {
+    parse_arguments(
+        arguments,
+        ParamsVisitor::<P> {
+            fields,
+            marker: PhantomData,
+        },
+    )
+}
+
+struct ParamsVisitor<'f, P> {
+    fields: &'f [Field],
+    marker: PhantomData<fn() -> P>,
+}
+
+impl<'de, P: Params> Visitor<'de> for ParamsVisitor<'_, P> {
+    type Value = P::Slots;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the tool's arguments")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<P::Slots, A::Error> {
+        let mut slots = P::empty();
+        while let Some(index) = map.next_key_seed(FieldIndex(self.fields))? {
+            P::read(&mut slots, index.ok_or_else(give_up)?, self.fields, &mut map)?;
+        }
+        Ok(slots)
+    }
+}
+
+/// Reads a key as the index of the field it names, without copying it;
+/// `None` for a key that names none.
+struct FieldIndex<'f>(&'f [Field]);
+
+impl<'de> DeserializeSeed<'de> for FieldIndex<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FieldIndex<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a parameter name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|field| field.name == key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolParam;
+
+    fn fields() -> Vec<Field> {
+        vec![
+            Field::new("name", String::shape(), false, "String"),
+            Field::new("count", u32::shape(), true, "u32"),
+        ]
+    }
+
+    type Both = (String, (u32, ()));
+
+    #[test]
+    fn each_key_fills_its_own_slot_in_any_order() {
+        let arguments = CallArguments::Text(r#"{"count": 3, "name": "a"}"#.into());
+        let (name, (count, ())) = parse_params::<Both>(&arguments, &fields()).unwrap();
+        assert!(matches!(name, Slot::Given(ref n) if n == "a"), "{name:?}");
+        assert!(matches!(count, Slot::Given(3)), "{count:?}");
+        let (name, (count, ())) = parse_params::<Both>(&CallArguments::Text("{}".into()), &fields()).unwrap();
+        assert!(matches!((name, count), (Slot::Absent, Slot::Absent)));
+    }
+
+    #[test]
+    fn an_unknown_or_repeated_key_or_a_misfit_gives_up() {
+        for text in [
+            r#"{"name": "a", "other": 1}"#,
+            r#"{"name": "a", "name": "b"}"#,
+            r#"{"count": "3"}"#,
+            r#"[1, 2]"#,
+            r#"{"name": "a"} {}"#,
+        ] {
+            assert!(
+                parse_params::<Both>(&CallArguments::Text(text.into()), &fields()).is_none(),
+                "{text}"
+            );
+        }
+        // More fields than parameter types: the extra one is never read.
+        let arguments = CallArguments::Text(r#"{"count": 1}"#.into());
+        assert!(parse_params::<(String, ())>(&arguments, &fields()).is_none());
+    }
+}
