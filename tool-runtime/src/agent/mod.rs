@@ -38,7 +38,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
-use crate::{Cancellation, ToolDefinition, ToolRegistry, ToolResult};
+use crate::{Cancellation, Tool, ToolDefinition, ToolRegistry, ToolResult};
 use adapter::SharedRegistry;
 use events::EventFn;
 use outcome::Slot;
@@ -245,9 +245,9 @@ impl<M: Model> Agent<M> {
         self.allowed.as_ref().is_none_or(|a| a.iter().any(|n| n == name)) && !self.disallowed.iter().any(|n| n == name)
     }
 
-    fn offered(&self) -> Vec<&ToolDefinition> {
-        adapter::definitions(&self.registry)
-            .filter(|d| self.permits(d.name()))
+    fn offered(&self) -> Vec<Arc<dyn Tool>> {
+        adapter::tools(&self.registry)
+            .filter(|t| self.permits(t.definition().name()))
             .collect()
     }
 
@@ -326,7 +326,8 @@ impl<M: Model> Agent<M> {
     }
 
     async fn drive(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
-        let tools = self.offered();
+        let offered = self.offered();
+        let tools: Vec<&ToolDefinition> = offered.iter().map(|t| t.definition()).collect();
         let available: Arc<str> = {
             let names: Vec<String> = tools.iter().map(|d| format!("`{}`", d.name())).collect();
             if names.is_empty() {

@@ -1,10 +1,16 @@
 //! Mounting other MCP servers' tools into a registry: one connection per
 //! server, reconnected when it drops, and a [`Tool`] per remote tool that
 //! binds arguments by the remote schema and forwards the call.
+//!
+//! Each server's tools are one replaceable group of the registry. When the
+//! server announces `notifications/tools/list_changed` (or comes back after
+//! a reconnect), a background task lists its tools again and replaces the
+//! group as a whole: the registry's next listing and next call see the new
+//! set, with nothing for the application to do.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, Tool as RemoteToolInfo};
@@ -19,71 +25,90 @@ use crate::bind::BoundArguments;
 use crate::codes::CallError;
 use crate::context::CallScope;
 use crate::output::{Content, ToolOutput};
-use crate::registry::ToolRegistry;
+use crate::registry::{ToolGroup, ToolRegistry};
 use crate::schema::import_input_schema;
 use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 
 /// How long connecting to a server (starting it, the handshake) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The servers mounted into a registry. Keep it while the registry is in
-/// use: it holds what [`McpMounts::refresh`] needs; the connections live on
-/// in the mounted tools.
+/// The servers mounted into a registry, for [`McpMounts::servers`]. The
+/// connections and the refreshing of each server's tools live on in the
+/// registry: dropping this changes nothing.
 #[derive(Debug)]
 pub struct McpMounts {
-    config: McpConfig,
     servers: Vec<Arc<Connection>>,
 }
 
-/// One mounted server's tools, as reported by [`McpMounts::mount`].
+/// One mounted server's tools, as reported by [`McpMounts::servers`].
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct MountedServer {
     /// The server's name in the configuration.
     pub name: String,
-    /// The registry names of its tools, in name order.
+    /// The registry names of its tools now, in name order.
     pub tools: Vec<String>,
     /// The protocol revision agreed with it, when connected.
     pub protocol_version: Option<String>,
 }
 
 impl McpMounts {
-    /// Connects to every server of `config` (in name order) and registers
-    /// its tools into `registry` under their prefixed names. Fails on the
-    /// first server that cannot be reached or listed, or whose entry cannot
-    /// be mounted (`sse`), naming it; a tool whose prefixed name is taken
-    /// is an error too.
+    /// Connects to every server of `config` (in name order) and adds its
+    /// tools to `registry` under their prefixed names. Fails on the first
+    /// server that cannot be reached or listed, or whose entry cannot be
+    /// mounted (`sse`), naming it; a tool whose prefixed name is taken is an
+    /// error too.
+    ///
+    /// From then on each server's set follows the server: after it sends
+    /// `notifications/tools/list_changed`, its tools are listed again in the
+    /// background and the registry's listings and calls use the new set (a
+    /// tool it dropped becomes `unknown_tool`). A new tool whose name another
+    /// tool has is left out with a `warn` event; the other tool keeps it.
+    /// Needs a Tokio runtime that stays running while the registry is used.
     pub async fn mount(registry: &mut ToolRegistry, config: McpConfig) -> Result<McpMounts, McpError> {
-        let mut mounts = McpMounts {
-            config,
-            servers: Vec::new(),
-        };
-        let entries: Vec<(String, ServerEntry)> = mounts
-            .config
-            .servers()
-            .map(|(n, e)| (n.to_owned(), e.clone()))
-            .collect();
-        for (name, entry) in entries {
-            if let ServerEntry::Sse { url, .. } = &entry {
+        let config = Arc::new(config);
+        let mut mounts = McpMounts { servers: Vec::new() };
+        for (name, entry) in config.servers() {
+            if let ServerEntry::Sse { url, .. } = entry {
                 return Err(McpError::config(format!(
                     "server `{name}`: the legacy SSE transport ({url}) is not supported (rmcp has no client for it); \
                      use `\"type\": \"http\"` if the server also speaks streamable HTTP"
                 )));
             }
-            let connection = Arc::new(Connection::new(name, entry));
-            connection.peer().await?;
-            mounts.servers.push(connection.clone());
-            mounts.register_new(registry, &connection).await?;
+            let connection =
+                Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
+            let tools = connection.remote_tools().await?;
+            let (tools, problems) = ToolGroup::check(tools);
+            if let Some(problem) = problems.first() {
+                return Err(McpError::config(format!("server `{name}`: {problem}")));
+            }
+            let group = ToolGroup::new(tools);
+            registry
+                .add_group(group.clone())
+                .map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
+            let _ = connection.group.set(Arc::downgrade(&group));
+            // A change announced while the first list was being made.
+            if connection.changed.load(Ordering::SeqCst) {
+                connection.tools_changed();
+            }
+            mounts.servers.push(connection);
         }
         Ok(mounts)
     }
 
-    /// What was mounted, server by server.
+    /// What is mounted, server by server, with each server's current tools.
     pub fn servers(&self) -> Vec<MountedServer> {
         self.servers
             .iter()
             .map(|c| {
-                let mut tools: Vec<String> = c.lock_known().values().cloned().collect();
+                let mut tools: Vec<String> = match c.group.get().and_then(Weak::upgrade) {
+                    Some(group) => group
+                        .snapshot()
+                        .tools()
+                        .map(|t| t.definition().name().to_owned())
+                        .collect(),
+                    None => Vec::new(),
+                };
                 tools.sort_unstable();
                 MountedServer {
                     name: c.name.clone(),
@@ -93,47 +118,6 @@ impl McpMounts {
             })
             .collect()
     }
-
-    /// Whether a server announced `notifications/tools/list_changed` since
-    /// its tools were last listed.
-    pub fn changed(&self) -> bool {
-        self.servers.iter().any(|c| c.changed.load(Ordering::SeqCst))
-    }
-
-    /// Lists again the tools of servers that announced a change and
-    /// registers the new ones; returns their registry names. A tool a
-    /// server no longer offers stays registered, and its calls get the
-    /// server's error.
-    pub async fn refresh(&self, registry: &mut ToolRegistry) -> Result<Vec<String>, McpError> {
-        let mut added = Vec::new();
-        for connection in &self.servers {
-            if connection.changed.swap(false, Ordering::SeqCst) {
-                added.extend(self.register_new(registry, connection).await?);
-            }
-        }
-        Ok(added)
-    }
-
-    async fn register_new(
-        &self,
-        registry: &mut ToolRegistry,
-        connection: &Arc<Connection>,
-    ) -> Result<Vec<String>, McpError> {
-        let tools = connection.list_tools().await?;
-        let mut added = Vec::new();
-        for info in tools {
-            if connection.lock_known().contains_key(info.name.as_ref()) {
-                continue;
-            }
-            let local = self.config.local_name(&connection.name, &info.name);
-            let tool = RemoteTool::new(local.clone(), info, connection.clone())?;
-            registry
-                .register(tool.recorded_in(connection))
-                .map_err(|e| McpError::config(format!("server `{}`: {e}", connection.name)))?;
-            added.push(local);
-        }
-        Ok(added)
-    }
 }
 
 /// The connection to one server: made on mount, remade on the first call
@@ -141,10 +125,21 @@ impl McpMounts {
 pub(crate) struct Connection {
     name: String,
     entry: ServerEntry,
+    /// Names the server's tools in the registry.
+    naming: Arc<McpConfig>,
+    /// Itself, for the tasks it starts and the tools it makes.
+    me: Weak<Connection>,
     client: Mutex<Option<RunningService<RoleClient, Listener>>>,
-    changed: Arc<AtomicBool>,
-    /// Remote tool name -> registry name, of the tools registered.
-    known: std::sync::Mutex<HashMap<String, String>>,
+    /// The server announced a change its tools were not listed again for.
+    changed: AtomicBool,
+    /// A connection was made before (the next one is a reconnect).
+    connected: AtomicBool,
+    /// Held while the tools are listed again, so lists are replaced in
+    /// the order they were made.
+    refreshing: Mutex<()>,
+    /// The registry's group of its tools (weak: the tools hold the
+    /// connection, and the registry owns them).
+    group: OnceLock<Weak<ToolGroup>>,
     /// The protocol revision of the current connection.
     version: std::sync::Mutex<Option<String>>,
 }
@@ -158,10 +153,10 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-/// Our side of a connection: it notes `tools/list_changed`.
+/// Our side of a connection: it answers `tools/list_changed`.
 #[derive(Clone)]
 struct Listener {
-    changed: Arc<AtomicBool>,
+    connection: Weak<Connection>,
 }
 
 impl ClientHandler for Listener {
@@ -172,18 +167,24 @@ impl ClientHandler for Listener {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.store(true, Ordering::SeqCst);
+        if let Some(connection) = self.connection.upgrade() {
+            connection.tools_changed();
+        }
     }
 }
 
 impl Connection {
-    fn new(name: String, entry: ServerEntry) -> Self {
+    fn new(name: String, entry: ServerEntry, naming: Arc<McpConfig>, me: Weak<Connection>) -> Self {
         Connection {
             name,
             entry,
+            naming,
+            me,
             client: Mutex::new(None),
-            changed: Arc::new(AtomicBool::new(false)),
-            known: std::sync::Mutex::default(),
+            changed: AtomicBool::new(false),
+            connected: AtomicBool::new(false),
+            refreshing: Mutex::new(()),
+            group: OnceLock::new(),
             version: std::sync::Mutex::default(),
         }
     }
@@ -192,8 +193,57 @@ impl Connection {
         self.version.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn lock_known(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.known.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// Notes that the server's tools changed and lists them again in the
+    /// background.
+    fn tools_changed(&self) {
+        self.changed.store(true, Ordering::SeqCst);
+        let Some(connection) = self.me.upgrade() else { return };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { connection.refresh().await });
+        }
+    }
+
+    /// Lists the tools again, if a change is pending, and replaces the
+    /// group with them. On failure the group keeps its set; the next
+    /// change or reconnect tries again.
+    async fn refresh(self: Arc<Self>) {
+        let _one = self.refreshing.lock().await;
+        // Not mounted yet (the mount looks at the flag once it is), or the
+        // registry is gone.
+        let Some(group) = self.group.get().and_then(Weak::upgrade) else {
+            return;
+        };
+        if !self.changed.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        match self.remote_tools().await {
+            Ok(tools) => {
+                let (tools, problems) = ToolGroup::check(tools);
+                for problem in &problems {
+                    tracing::warn!(server = %self.name, %problem, "a tool the MCP server listed is left out");
+                }
+                tracing::debug!(server = %self.name, tools = tools.len(), "the MCP server's tools were listed again");
+                group.replace(tools);
+            }
+            Err(error) => {
+                tracing::warn!(server = %self.name, %error, "listing the MCP server's tools again failed; its previous set stays");
+            }
+        }
+    }
+
+    /// The server's tools as the registry holds them.
+    async fn remote_tools(&self) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+        let Some(me) = self.me.upgrade() else {
+            return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
+        };
+        let infos = self.list_tools().await?;
+        infos
+            .into_iter()
+            .map(|info| {
+                let local = self.naming.local_name(&self.name, &info.name);
+                RemoteTool::new(local, info, me.clone()).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
+            })
+            .collect()
     }
 
     /// A live peer: the current one, or a new connection when there is none
@@ -217,13 +267,18 @@ impl Connection {
             })??;
         let peer = running.peer().clone();
         *self.lock_version() = peer.peer_info().map(|info| info.protocol_version.to_string());
+        let reconnected = self.connected.swap(true, Ordering::SeqCst);
         *client = Some(running);
+        // A restarted server may offer other tools.
+        if reconnected {
+            self.tools_changed();
+        }
         Ok(peer)
     }
 
     async fn connect(&self) -> Result<RunningService<RoleClient, Listener>, McpError> {
         let listener = Listener {
-            changed: self.changed.clone(),
+            connection: self.me.clone(),
         };
         let name = &self.name;
         match &self.entry {
@@ -412,14 +467,6 @@ impl RemoteTool {
             remote_name,
             connection,
         })
-    }
-
-    /// Notes the tool as registered for `connection`, and hands it on.
-    fn recorded_in(self, connection: &Connection) -> Self {
-        connection
-            .lock_known()
-            .insert(self.remote_name.clone(), self.definition.name().to_owned());
-        self
     }
 }
 
