@@ -325,7 +325,7 @@ impl Connection {
                 if let Some(token) = bearer {
                     config = config.auth_header(token);
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let transport = StreamableHttpClientTransport::with_client(http_client(name, url)?, config);
                 listener
                     .serve(transport)
                     .await
@@ -397,6 +397,48 @@ impl Connection {
         };
         ToolOutput::error(format!("The MCP server `{}` {what}; {status}.", self.name))
     }
+}
+
+/// The HTTP client of an `http` server at `url`: plain `http://`, or
+/// `https://` over rustls on ring with the platform's roots; redirects as
+/// rmcp's own client takes them (same origin, 307 and 308 only, which keep
+/// the message and send no header to another host).
+fn http_client(name: &str, url: &str) -> Result<mcp_reqwest::Client, McpError> {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+    let scheme = url.split_once("://").map(|(scheme, _)| scheme.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return Err(McpError::config(format!(
+            "server `{name}`: the url `{}` is neither http:// nor https://",
+            super::clip(url)
+        )));
+    }
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .and_then(|builder| builder.with_platform_verifier())
+        .map_err(|e| McpError::config(format!("server `{name}`: TLS cannot be set up: {e}")))?
+        .with_no_client_auth();
+    let redirects = mcp_reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    });
+    mcp_reqwest::Client::builder()
+        // As rmcp's client: no idle connections kept (a reused connection
+        // whose last body was not read to its end stalls).
+        .pool_max_idle_per_host(0)
+        .redirect(redirects)
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}`: the HTTP client")))
 }
 
 /// A `CallToolResult` as the runtime's output.
@@ -488,8 +530,55 @@ impl Tool for RemoteTool {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use tokio::io::AsyncReadExt as _;
 
     use super::*;
+
+    #[tokio::test]
+    async fn http_and_https_urls_get_a_client_and_other_schemes_are_refused() {
+        for url in [
+            "http://127.0.0.1:9/mcp",
+            "https://127.0.0.1:9/mcp",
+            "HTTPS://example.com/mcp",
+        ] {
+            let client = http_client("s", url).unwrap_or_else(|e| panic!("{url}: {e}"));
+            use rmcp::transport::StreamableHttpClientTransport;
+            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+            let _transport =
+                StreamableHttpClientTransport::with_client(client, StreamableHttpClientTransportConfig::with_uri(url));
+        }
+        for url in ["ws://127.0.0.1:9/mcp", "127.0.0.1:9/mcp"] {
+            let error = http_client("s", url).unwrap_err();
+            assert!(error.to_string().contains("neither http:// nor https://"), "{error}");
+        }
+    }
+
+    /// An `https://` server is spoken to in TLS: the first bytes on the wire
+    /// are a TLS handshake record (this listener never answers it, so the
+    /// mount then fails, naming the server).
+    #[tokio::test]
+    async fn an_https_server_is_spoken_to_in_tls() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let first_bytes = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 3];
+            socket.read_exact(&mut head).await.unwrap();
+            head
+        });
+        let url = format!("https://127.0.0.1:{port}/mcp");
+        let config = McpConfig::from_json(&json!({"mcpServers": {"secure": {"type": "http", "url": url}}})).unwrap();
+        let mut registry = ToolRegistry::new();
+        let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+        assert!(error.to_string().contains("server `secure`"), "{error}");
+        // A safety net only: without TLS no connection would be made at all.
+        let head = tokio::time::timeout(Duration::from_secs(60), first_bytes)
+            .await
+            .expect("the client connected")
+            .unwrap();
+        assert_eq!(head[..2], [0x16, 0x03], "a TLS handshake record, not {head:?}");
+        assert!(registry.is_empty());
+    }
 
     #[test]
     fn a_call_tool_result_becomes_output() {
