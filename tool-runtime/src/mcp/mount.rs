@@ -82,7 +82,7 @@ impl McpMounts {
             if let Some(problem) = problems.first() {
                 return Err(McpError::config(format!("server `{name}`: {problem}")));
             }
-            let group = ToolGroup::new(tools);
+            let group = ToolGroup::new(tools, connection.clone());
             registry
                 .add_group(group.clone())
                 .map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
@@ -137,8 +137,8 @@ pub(crate) struct Connection {
     /// Held while the tools are listed again, so lists are replaced in
     /// the order they were made.
     refreshing: Mutex<()>,
-    /// The registry's group of its tools (weak: the tools hold the
-    /// connection, and the registry owns them).
+    /// The registry's group of its tools (weak: the group holds the
+    /// connection).
     group: OnceLock<Weak<ToolGroup>>,
     /// The protocol revision of the current connection.
     version: std::sync::Mutex<Option<String>>,

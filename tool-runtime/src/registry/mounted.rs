@@ -7,6 +7,7 @@
 //! current snapshots. A snapshot is never changed once published: a call or
 //! a listing that holds one keeps seeing the set it started with.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -21,6 +22,9 @@ use crate::tool::{Tool, is_valid_tool_name};
 /// the tools registered with it).
 pub(crate) struct ToolGroup {
     current: Mutex<Arc<Snapshot>>,
+    /// What replaces the set (a server's connection), kept alive while the
+    /// registry holds the group, even when the set is empty.
+    _source: Arc<dyn Any + Send + Sync>,
 }
 
 /// One published set of a group's tools, with their definitions rendered
@@ -40,10 +44,12 @@ struct Shared {
 // Only MCP mounts groups today; the tests below use them without it.
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 impl ToolGroup {
-    /// A group holding `tools`, the valid ones of [`ToolGroup::check`].
-    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>) -> Arc<Self> {
+    /// A group holding `tools`, the valid ones of [`ToolGroup::check`],
+    /// kept up to date by `source`.
+    pub(crate) fn new(tools: Vec<Arc<dyn Tool>>, source: Arc<dyn Any + Send + Sync>) -> Arc<Self> {
         Arc::new(ToolGroup {
             current: Mutex::new(Arc::new(Snapshot::new(tools))),
+            _source: source,
         })
     }
 
@@ -194,7 +200,7 @@ mod tests {
     fn a_replaced_group_is_what_listings_and_calls_see() {
         let mut registry = ToolRegistry::new();
         registry.register_arc(tool("native", "native")).unwrap();
-        let group = ToolGroup::new(vec![tool("m__a", "a"), tool("m__b", "b")]);
+        let group = ToolGroup::new(vec![tool("m__a", "a"), tool("m__b", "b")], Arc::new(()));
         registry.add_group(group.clone()).unwrap();
         assert_eq!(registry.names(), ["native", "m__a", "m__b"]);
         assert_eq!(registry.len(), 3);
@@ -224,16 +230,18 @@ mod tests {
     fn taken_names_are_refused_on_adding_and_registering() {
         let mut registry = ToolRegistry::new();
         registry.register_arc(tool("x", "x")).unwrap();
-        let clash = ToolGroup::new(vec![tool("x", "other")]);
+        let clash = ToolGroup::new(vec![tool("x", "other")], Arc::new(()));
         assert_eq!(
             registry.add_group(clash),
             Err(RegistryError::DuplicateName("x".to_owned()))
         );
-        registry.add_group(ToolGroup::new(vec![tool("y", "y")])).unwrap();
+        registry
+            .add_group(ToolGroup::new(vec![tool("y", "y")], Arc::new(())))
+            .unwrap();
         let error = registry.register_arc(tool("y", "native y")).unwrap_err();
         assert_eq!(error, RegistryError::DuplicateName("y".to_owned()));
         // The group mounted first keeps a name both offer.
-        let second = ToolGroup::new(vec![tool("z", "second")]);
+        let second = ToolGroup::new(vec![tool("z", "second")], Arc::new(()));
         registry.add_group(second.clone()).unwrap();
         second.replace(vec![tool("y", "second y"), tool("z", "second")]);
         assert_eq!(registry.names(), ["x", "y", "z"]);
