@@ -240,6 +240,13 @@ async fn list_changed_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     assert!(registry.get("py__extra").is_none());
     let before = registry.call("py__reshape", json!({"n": 1})).await;
     assert_eq!(before.text(), "n=1 m=None");
+    // Serialized, the required parameters come first, as the server
+    // declared them (`n` before `m`, which sorted keys would reverse).
+    let reshape = Selection::all().allow(["py__reshape"]);
+    let text = serde_json::to_string(&registry.definitions(Format::Anthropic, &reshape)).unwrap();
+    let properties = &text[text.find("\"properties\"").expect("properties")..];
+    let (n, m) = (properties.find("\"n\"").unwrap(), properties.find("\"m\"").unwrap());
+    assert!(n < m, "{text}");
 
     let grown = registry.call("py__grow", json!({})).await;
     assert_eq!(grown.text(), "grown");
