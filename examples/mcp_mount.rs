@@ -91,8 +91,8 @@ async fn main() -> ExitCode {
 
     let (name, arguments) = match call {
         Some(call) => call,
-        None => match registry.names().next() {
-            Some(first) => (first.to_owned(), "{}".to_owned()),
+        None => match registry.names().into_iter().next() {
+            Some(first) => (first, "{}".to_owned()),
             None => return ExitCode::SUCCESS,
         },
     };

@@ -100,24 +100,27 @@ async fn mount(config: Value) -> (ToolRegistry, McpMounts) {
     (registry, mounts)
 }
 
+/// The server's tools as it starts, in name order.
+const ORIGINAL_TOOLS: [&str; 10] = [
+    "py__add",
+    "py__cancelled",
+    "py__doomed",
+    "py__fail",
+    "py__forecast",
+    "py__grow",
+    "py__pid",
+    "py__plan_trip",
+    "py__reshape",
+    "py__slow",
+];
+
 /// What both transports must do the same way.
 async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
-    let mut names: Vec<&str> = registry.names().collect();
+    let mut names = registry.names();
     names.sort_unstable();
-    assert_eq!(
-        names,
-        [
-            "py__add",
-            "py__cancelled",
-            "py__fail",
-            "py__forecast",
-            "py__grow",
-            "py__pid",
-            "py__plan_trip",
-            "py__slow"
-        ]
-    );
+    assert_eq!(names, ORIGINAL_TOOLS);
     assert_eq!(mounts.servers()[0].name, "py");
+    assert_eq!(mounts.servers()[0].tools, ORIGINAL_TOOLS);
 
     // Coerced here, before the call leaves: the remote gets an int and a
     // list (pydantic would refuse a bare string for `list[str]`).
@@ -230,31 +233,77 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     }
 }
 
-/// `tools/list_changed` is noted, and a refresh registers the new tool.
-async fn list_changed_checks(registry: &mut ToolRegistry, mounts: &McpMounts) {
-    assert!(!mounts.changed());
+/// `tools/list_changed` refreshes the set by itself: once the server has
+/// added a tool, removed one and changed one's parameters, the registry
+/// lists and calls the new set, with nothing asked of the application.
+async fn list_changed_checks(registry: &ToolRegistry, mounts: &McpMounts) {
+    assert!(registry.get("py__extra").is_none());
+    let before = registry.call("py__reshape", json!({"n": 1})).await;
+    assert_eq!(before.text(), "n=1 m=None");
+    // Serialized, the required parameters come first, as the server
+    // declared them (`n` before `m`, which sorted keys would reverse).
+    let reshape = Selection::all().allow(["py__reshape"]);
+    let text = serde_json::to_string(&registry.definitions(Format::Anthropic, &reshape)).unwrap();
+    let properties = &text[text.find("\"properties\"").expect("properties")..];
+    let (n, m) = (properties.find("\"n\"").unwrap(), properties.find("\"m\"").unwrap());
+    assert!(n < m, "{text}");
+
     let grown = registry.call("py__grow", json!({})).await;
     assert_eq!(grown.text(), "grown");
-    for _ in 0..600 {
-        if mounts.changed() {
-            break;
-        }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while registry.get("py__extra").is_none() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tool the server added is listed within 30 s: {:?}",
+            registry.names()
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(mounts.changed(), "the server's tools/list_changed arrived");
-    let added = mounts.refresh(registry).await.expect("the list refreshes");
-    assert_eq!(added, ["py__extra"]);
+
+    let mut names = registry.names();
+    names.sort_unstable();
+    let mut expected: Vec<&str> = ORIGINAL_TOOLS.iter().copied().filter(|n| *n != "py__doomed").collect();
+    expected.push("py__extra");
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+    assert_eq!(mounts.servers()[0].tools, expected);
+    let listed = registry.definitions(Format::Anthropic, &Selection::all()).to_json();
+    let listed: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        listed.contains(&"py__extra") && !listed.contains(&"py__doomed"),
+        "{listed:?}"
+    );
+    // Lint sees it too (its parameter has no description).
+    let findings = registry.lint(&Selection::all().allow(["py__extra"]));
+    assert!(
+        findings.iter().any(|f| f.tool.as_deref() == Some("py__extra")),
+        "{findings:?}"
+    );
+
     let shout = registry.call("py__extra", json!({"word": "hi"})).await;
     assert_eq!(shout.text(), "HI");
+    let removed = registry.call("py__doomed", json!({})).await;
+    assert_eq!(removed.error_codes(), ["unknown_tool:py__doomed"]);
+    // The new schema binds: `m` is required now, and refused here.
+    let reshaped = registry.call("py__reshape", json!({"n": 1})).await;
+    assert_eq!(reshaped.error_codes(), ["missing_required:m"], "{}", reshaped.text());
+    let reshaped = registry.call("py__reshape", json!({"n": 1, "m": "2"})).await;
+    assert_eq!(reshaped.text(), "n=1 m=2");
+    assert_eq!(reshaped.warning_codes(), ["string_literal_converted_to_integer:m"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_a_python_server_over_stdio() {
     let python = python();
     let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
-    let (mut registry, mounts) = mount(config).await;
+    let (registry, mounts) = mount(config).await;
     common_checks(&registry, &mounts).await;
-    list_changed_checks(&mut registry, &mounts).await;
+    list_changed_checks(&registry, &mounts).await;
 
     // Killed: the next call says so and the server is started again; the
     // call after that runs on the new process.
@@ -272,6 +321,20 @@ async fn mounts_a_python_server_over_stdio() {
     assert!(!again.is_error, "{}", again.text());
     let new_pid = again.structured_content.as_ref().and_then(|s| s["result"].as_u64());
     assert!(new_pid.is_some_and(|p| p != pid), "{new_pid:?} after {pid}");
+    // The new process offers the tools it starts with; the reconnect
+    // listed them again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while registry.get("py__doomed").is_none() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the restarted server's tools are listed within 30 s: {:?}",
+            registry.names()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut names = registry.names();
+    names.sort_unstable();
+    assert_eq!(names, ORIGINAL_TOOLS);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -280,9 +343,9 @@ async fn mounts_a_python_server_over_streamable_http() {
     let port = free_port();
     let mut server = HttpServer::start(&python, port);
     let config = json!({"mcp_servers": {"py": {"type": "http", "url": server.url()}}});
-    let (mut registry, mounts) = mount(config).await;
+    let (registry, mounts) = mount(config).await;
     common_checks(&registry, &mounts).await;
-    list_changed_checks(&mut registry, &mounts).await;
+    list_changed_checks(&registry, &mounts).await;
 
     // Killed: calls fail with a clear error until it is back.
     server.kill();

@@ -470,8 +470,8 @@ fn definition_cases(registry: &ToolRegistry, cases: &mut Cases) {
             listed_items, rendered,
             "definitions({format:?}) lists each rendering once"
         );
-        for (definition, value) in registry.tools().zip(&rendered) {
-            let name = format!("{format:?} {}", definition.name());
+        for (tool, value) in registry.tools().zip(&rendered) {
+            let name = format!("{format:?} {}", tool.definition().name());
             cases.add(kind, &name, (*value).clone());
             if let Some(pointer) = schema_at {
                 let schema = value
@@ -486,7 +486,8 @@ fn definition_cases(registry: &ToolRegistry, cases: &mut Cases) {
             }
         }
     }
-    for definition in registry.tools() {
+    for tool in registry.tools() {
+        let definition = tool.definition();
         cases.schema(
             format!("{} input_schema()", definition.name()),
             definition.input_schema(),
@@ -627,8 +628,10 @@ async fn mcp_cases(registry: &ToolRegistry, cases: &mut Cases) {
     check_turn_results("mcp", &results);
     results.push(bare_result);
 
-    let output_schemas: BTreeMap<&str, &Value> = registry
-        .tools()
+    let tools: Vec<_> = registry.tools().collect();
+    let output_schemas: BTreeMap<&str, &Value> = tools
+        .iter()
+        .map(|t| t.definition())
         .filter_map(|d| d.output_schema().map(|s| (d.name(), s.as_value())))
         .collect();
     for (i, result) in results.iter().enumerate() {
@@ -714,8 +717,8 @@ fn without_nulls(value: &Value) -> Value {
 }
 
 async fn binding_cases(registry: &ToolRegistry, cases: &mut Cases) {
-    let probe = registry.tools().find(|d| d.name() == "probe").unwrap();
-    let portable = probe.input_schema();
+    let probe = registry.get("probe").unwrap();
+    let portable = probe.definition().input_schema();
     // The strict rewrite itself: the probe's rendered strict definitions fall
     // back to the plain schema (its `labels` map cannot be strict).
     let openai_strict = strict::strict_schema(portable, strict::OPENAI_MOVED);

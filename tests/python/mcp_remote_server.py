@@ -89,23 +89,37 @@ def cancelled() -> dict[str, int]:
     return {"started": STARTED, "cancelled": CANCELLED}
 
 
+@server.tool()
+def doomed() -> str:
+    """A tool `grow` removes."""
+    return "still here"
+
+
+@server.tool()
+def reshape(n: int, m: int | None = None) -> str:
+    """A tool whose parameters `grow` changes (`m` becomes required)."""
+    return f"n={n} m={m}"
+
+
 def extra(word: str) -> str:
     """A tool added while the server runs."""
     return word.upper()
 
 
+def reshaped(n: int, m: int) -> str:
+    """A tool whose parameters changed while the server runs."""
+    return f"n={n} m={m}"
+
+
 @server.tool()
 async def grow(ctx: Context) -> str:
-    """Add the tool `extra` and tell the client the list changed."""
+    """Add `extra`, remove `doomed`, make `reshape`'s `m` required, and tell
+    the client the list changed (the session's `send_tool_list_changed`)."""
     server.add_tool(extra)
-    try:
-        await ctx.request_context.session.send_tool_list_changed()
-    except Exception as e:  # a session-less protocol revision
-        print(f"send_tool_list_changed: {e!r}", file=sys.stderr)
-    try:
-        await ctx.notify_tools_changed()
-    except Exception as e:
-        print(f"notify_tools_changed: {e!r}", file=sys.stderr)
+    server.remove_tool("doomed")
+    server.remove_tool("reshape")
+    server.add_tool(reshaped, name="reshape")
+    await ctx.request_context.session.send_tool_list_changed()
     return "grown"
 
 

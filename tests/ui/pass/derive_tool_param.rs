@@ -37,7 +37,8 @@ fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(ShowWindow).unwrap();
 
-    let schema = registry.get("show_window").unwrap().definition().input_schema();
+    let tool = registry.get("show_window").unwrap();
+    let schema = tool.definition().input_schema();
     assert_eq!(
         schema["properties"]["order"]["enum"],
         json!(["keep", "reverse"]),

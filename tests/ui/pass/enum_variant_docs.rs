@@ -46,7 +46,8 @@ fn main() {
 
     let mut registry = ToolRegistry::new();
     registry.register(Add).unwrap();
-    let schema = registry.get("add").unwrap().definition().input_schema();
+    let tool = registry.get("add").unwrap();
+    let schema = tool.definition().input_schema();
     assert_eq!(
         schema["properties"]["priorities"]["items"]["description"], priority["description"],
         "{schema}"

@@ -24,7 +24,8 @@ fn main() {
     let mut registry = ToolRegistry::new().with_state(Counter(AtomicU32::new(0)));
     registry.register(Bump).unwrap();
 
-    let schema = registry.get("bump").unwrap().definition().input_schema();
+    let tool = registry.get("bump").unwrap();
+    let schema = tool.definition().input_schema();
     let properties = schema["properties"].as_object().unwrap();
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["by"], "{schema}");
 

@@ -34,8 +34,10 @@ fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(List).unwrap();
     registry.register(Names).unwrap();
-    let list = registry.get("list").unwrap().definition();
+    let list_tool = registry.get("list").unwrap();
+    let list = list_tool.definition();
     assert!(list.output_schema().is_some(), "Page<Simpl> lost its output schema");
-    let names = registry.get("names").unwrap().definition();
+    let names_tool = registry.get("names").unwrap();
+    let names = names_tool.definition();
     assert!(names.output_schema().is_none());
 }

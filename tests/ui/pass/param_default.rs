@@ -18,7 +18,8 @@ fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(Labels).unwrap();
 
-    let schema = registry.get("labels").unwrap().definition().input_schema();
+    let tool = registry.get("labels").unwrap();
+    let schema = tool.definition().input_schema();
     assert!(
         schema.get("required").is_none_or(|r| r.as_array().unwrap().is_empty()),
         "{schema}"

@@ -17,7 +17,8 @@ fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(MoveFile).unwrap();
 
-    let schema = registry.get("move_file").unwrap().definition().input_schema();
+    let tool = registry.get("move_file").unwrap();
+    let schema = tool.definition().input_schema();
     assert!(schema["properties"].get("from").is_some(), "{schema}");
     assert!(schema["properties"].get("source").is_none(), "{schema}");
 

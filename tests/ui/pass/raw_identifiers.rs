@@ -18,7 +18,8 @@ fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(Match).unwrap();
 
-    let schema = registry.get("match").unwrap().definition().input_schema();
+    let tool = registry.get("match").unwrap();
+    let schema = tool.definition().input_schema();
     assert_eq!(schema["properties"]["type"]["description"], "The kind of value");
     assert!(schema["properties"].get("ref").is_some(), "{schema}");
 

@@ -25,7 +25,8 @@ fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(Repeat).unwrap();
 
-    let definition = registry.get("repeat").unwrap().definition();
+    let tool = registry.get("repeat").unwrap();
+    let definition = tool.definition();
     assert_eq!(definition.description(), "Repeat a word a number of times.");
     let schema = definition.input_schema();
     assert_eq!(schema["properties"]["word"]["description"], "The word to repeat");

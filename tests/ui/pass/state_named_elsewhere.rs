@@ -29,7 +29,8 @@ fn main() {
     let mut registry = ToolRegistry::new().with_state(Asked(7));
     registry.register(Locate).unwrap();
 
-    let schema = registry.get("locate").unwrap().definition().input_schema();
+    let tool = registry.get("locate").unwrap();
+    let schema = tool.definition().input_schema();
     let properties = schema["properties"].as_object().unwrap();
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["state"], "{schema}");
 

@@ -13,7 +13,7 @@ async fn greet(#[param(description = "Who to greet")] name: String) -> String {
 fn main() {
     let mut registry = ToolRegistry::new();
     registry.register(Greet).unwrap();
-    assert_eq!(registry.names().collect::<Vec<_>>(), ["say-hello_v2"]);
+    assert_eq!(registry.names(), ["say-hello_v2"]);
     assert!(registry.get("greet").is_none());
 
     let runtime = tokio::runtime::Builder::new_current_thread()

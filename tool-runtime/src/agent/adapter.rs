@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::model::{ToolResultBlock, ToolUse};
 use crate::result::Outcome;
-use crate::{CallArguments, Cancellation, ToolCall, ToolDefinition, ToolRegistry, ToolResult};
+use crate::{CallArguments, Cancellation, Tool, ToolCall, ToolRegistry, ToolResult};
 
 /// The registry call for a model's tool call: raw text when the provider
 /// sent text (so the binder reports bad JSON), else the JSON value.
@@ -89,7 +89,7 @@ pub(crate) fn concurrency(registry: &ToolRegistry) -> usize {
     registry.settings.concurrency
 }
 
-pub(crate) fn definitions(registry: &ToolRegistry) -> impl Iterator<Item = &ToolDefinition> {
+pub(crate) fn tools(registry: &ToolRegistry) -> impl Iterator<Item = Arc<dyn Tool>> {
     registry.tools()
 }
 

@@ -38,7 +38,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
-use crate::{Cancellation, ToolDefinition, ToolRegistry, ToolResult};
+use crate::{Cancellation, Tool, ToolDefinition, ToolRegistry, ToolResult};
 use adapter::SharedRegistry;
 use events::EventFn;
 use outcome::Slot;
@@ -245,9 +245,9 @@ impl<M: Model> Agent<M> {
         self.allowed.as_ref().is_none_or(|a| a.iter().any(|n| n == name)) && !self.disallowed.iter().any(|n| n == name)
     }
 
-    fn offered(&self) -> Vec<&ToolDefinition> {
-        adapter::definitions(&self.registry)
-            .filter(|d| self.permits(d.name()))
+    fn offered(&self) -> Vec<Arc<dyn Tool>> {
+        adapter::tools(&self.registry)
+            .filter(|t| self.permits(t.definition().name()))
             .collect()
     }
 
@@ -326,19 +326,7 @@ impl<M: Model> Agent<M> {
     }
 
     async fn drive(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
-        let tools = self.offered();
-        let available: Arc<str> = {
-            let names: Vec<String> = tools.iter().map(|d| format!("`{}`", d.name())).collect();
-            if names.is_empty() {
-                "No tools are available.".into()
-            } else {
-                format!("The available tools are: {}.", names.join(", ")).into()
-            }
-        };
-        let context = TurnContext {
-            available,
-            permits: Arc::new(Semaphore::new(adapter::concurrency(&self.registry))),
-        };
+        let permits = Arc::new(Semaphore::new(adapter::concurrency(&self.registry)));
         loop {
             if cancellation.is_cancelled() {
                 return state.end(StopReason::Cancelled);
@@ -349,6 +337,22 @@ impl<M: Model> Agent<M> {
             state.turns += 1;
             let turn = state.turns;
             self.emit(&AgentEvent::TurnStarted { turn });
+
+            // Listed each turn: a mounted server's set may have changed.
+            let offered = self.offered();
+            let tools: Vec<&ToolDefinition> = offered.iter().map(|t| t.definition()).collect();
+            let available: Arc<str> = {
+                let names: Vec<String> = tools.iter().map(|d| format!("`{}`", d.name())).collect();
+                if names.is_empty() {
+                    "No tools are available.".into()
+                } else {
+                    format!("The available tools are: {}.", names.join(", ")).into()
+                }
+            };
+            let context = TurnContext {
+                available,
+                permits: permits.clone(),
+            };
 
             // The model's turn; complete streamed calls start at once.
             let mut started: HashMap<String, JoinHandle<Slot>> = HashMap::new();

@@ -100,7 +100,7 @@ impl Repl {
         let mut lines = input.lines();
         let mut transcript: Vec<Message> = Vec::new();
         let prompt = self.prompt.unwrap_or(false);
-        let names: Vec<&str> = self.registry.names().collect();
+        let names = self.registry.names();
         let mut greeting = format!("{} tools: {}. /help for commands.\n", names.len(), names.join(", "));
         if self.model.is_none() {
             greeting.push_str("No model: chat is off; /tools, /schema and /call work.\n");
@@ -145,7 +145,8 @@ impl Repl {
         let mut words = rest.split_whitespace();
         let Some(name) = words.next() else {
             let mut text = String::new();
-            for definition in self.registry.tools() {
+            for tool in self.registry.tools() {
+                let definition = tool.definition();
                 let summary = definition.description().lines().next().unwrap_or_default();
                 text.push_str(&format!("{:<20} {summary}\n", definition.name()));
             }

@@ -178,11 +178,35 @@ impl Selection {
 #[derive(Clone, Debug)]
 pub struct ToolDefinitions<'a> {
     format: Format,
-    items: Vec<&'a Schema>,
+    items: Vec<Rendered<'a>>,
+}
+
+/// One tool's rendered definition: kept by the registry, or shared with the
+/// set of tools it belongs to (a mounted server's, which may be replaced
+/// while the listing is in use).
+#[derive(Clone, Debug)]
+pub(crate) enum Rendered<'a> {
+    Borrowed(&'a Schema),
+    Shared(std::sync::Arc<Schema>),
+}
+
+impl Rendered<'_> {
+    fn schema(&self) -> &Schema {
+        match self {
+            Rendered::Borrowed(schema) => schema,
+            Rendered::Shared(schema) => schema,
+        }
+    }
+}
+
+impl serde::Serialize for Rendered<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.schema().serialize(serializer)
+    }
 }
 
 impl<'a> ToolDefinitions<'a> {
-    pub(crate) fn new(format: Format, items: Vec<&'a Schema>) -> Self {
+    pub(crate) fn new(format: Format, items: Vec<Rendered<'a>>) -> Self {
         ToolDefinitions { format, items }
     }
 }
@@ -200,14 +224,14 @@ impl<'a> ToolDefinitions<'a> {
 
     /// Each tool's definition, in order; it reads as a `Value` and
     /// serializes in order.
-    pub fn iter(&self) -> impl Iterator<Item = &'a Schema> + '_ {
-        self.items.iter().copied()
+    pub fn iter(&self) -> impl Iterator<Item = &Schema> + '_ {
+        self.items.iter().map(Rendered::schema)
     }
 
     /// The definitions as one JSON value (its maps ordered by key; serialize
     /// `self` to keep the parameters' order).
     pub fn to_json(&self) -> Value {
-        let items = Value::Array(self.items.iter().map(|v| v.as_value().clone()).collect());
+        let items = Value::Array(self.items.iter().map(|v| v.schema().as_value().clone()).collect());
         match self.format {
             Format::Gemini => serde_json::json!({ "functionDeclarations": items }),
             _ => items,
@@ -219,7 +243,7 @@ impl std::ops::Index<usize> for ToolDefinitions<'_> {
     type Output = Value;
 
     fn index(&self, index: usize) -> &Value {
-        self.items[index].as_value()
+        self.items[index].schema().as_value()
     }
 }
 

@@ -45,7 +45,8 @@ pub enum ServerEntry {
     },
     /// A streamable HTTP endpoint.
     Http {
-        /// The endpoint's URL.
+        /// The endpoint's URL, `http://` or `https://` (TLS by rustls,
+        /// with the platform's certificate roots).
         url: String,
         /// Headers sent with every request (`Authorization`, say).
         headers: BTreeMap<String, String>,

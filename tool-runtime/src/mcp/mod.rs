@@ -1,7 +1,8 @@
 //! MCP (Model Context Protocol) on the official Rust SDK, `rmcp` (feature
 //! `mcp`): serve a registry over stdio and streamable HTTP
 //! ([`McpServer`]), and mount other servers' tools into a registry
-//! ([`McpMounts`], from an [`McpConfig`]).
+//! ([`McpMounts`], from an [`McpConfig`]; over stdio, `http://` or
+//! `https://`), where each server's set follows its `tools/list_changed`.
 //!
 //! rmcp's types stay inside this module: the API speaks in the runtime's
 //! own types and `serde_json::Value`.

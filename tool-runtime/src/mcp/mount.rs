@@ -1,10 +1,16 @@
 //! Mounting other MCP servers' tools into a registry: one connection per
 //! server, reconnected when it drops, and a [`Tool`] per remote tool that
 //! binds arguments by the remote schema and forwards the call.
+//!
+//! Each server's tools are one replaceable group of the registry. When the
+//! server announces `notifications/tools/list_changed` (or comes back after
+//! a reconnect), a background task lists its tools again and replaces the
+//! group as a whole: the registry's next listing and next call see the new
+//! set, with nothing for the application to do.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, Tool as RemoteToolInfo};
@@ -19,71 +25,90 @@ use crate::bind::BoundArguments;
 use crate::codes::CallError;
 use crate::context::CallScope;
 use crate::output::{Content, ToolOutput};
-use crate::registry::ToolRegistry;
+use crate::registry::{ToolGroup, ToolRegistry};
 use crate::schema::import_input_schema;
 use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 
 /// How long connecting to a server (starting it, the handshake) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The servers mounted into a registry. Keep it while the registry is in
-/// use: it holds what [`McpMounts::refresh`] needs; the connections live on
-/// in the mounted tools.
+/// The servers mounted into a registry, for [`McpMounts::servers`]. The
+/// connections and the refreshing of each server's tools live on in the
+/// registry: dropping this changes nothing.
 #[derive(Debug)]
 pub struct McpMounts {
-    config: McpConfig,
     servers: Vec<Arc<Connection>>,
 }
 
-/// One mounted server's tools, as reported by [`McpMounts::mount`].
+/// One mounted server's tools, as reported by [`McpMounts::servers`].
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct MountedServer {
     /// The server's name in the configuration.
     pub name: String,
-    /// The registry names of its tools, in name order.
+    /// The registry names of its tools now, in name order.
     pub tools: Vec<String>,
     /// The protocol revision agreed with it, when connected.
     pub protocol_version: Option<String>,
 }
 
 impl McpMounts {
-    /// Connects to every server of `config` (in name order) and registers
-    /// its tools into `registry` under their prefixed names. Fails on the
-    /// first server that cannot be reached or listed, or whose entry cannot
-    /// be mounted (`sse`), naming it; a tool whose prefixed name is taken
-    /// is an error too.
+    /// Connects to every server of `config` (in name order) and adds its
+    /// tools to `registry` under their prefixed names. Fails on the first
+    /// server that cannot be reached or listed, or whose entry cannot be
+    /// mounted (`sse`), naming it; a tool whose prefixed name is taken is an
+    /// error too.
+    ///
+    /// From then on each server's set follows the server: after it sends
+    /// `notifications/tools/list_changed`, its tools are listed again in the
+    /// background and the registry's listings and calls use the new set (a
+    /// tool it dropped becomes `unknown_tool`). A new tool whose name another
+    /// tool has is left out with a `warn` event; the other tool keeps it.
+    /// Needs a Tokio runtime that stays running while the registry is used.
     pub async fn mount(registry: &mut ToolRegistry, config: McpConfig) -> Result<McpMounts, McpError> {
-        let mut mounts = McpMounts {
-            config,
-            servers: Vec::new(),
-        };
-        let entries: Vec<(String, ServerEntry)> = mounts
-            .config
-            .servers()
-            .map(|(n, e)| (n.to_owned(), e.clone()))
-            .collect();
-        for (name, entry) in entries {
-            if let ServerEntry::Sse { url, .. } = &entry {
+        let config = Arc::new(config);
+        let mut mounts = McpMounts { servers: Vec::new() };
+        for (name, entry) in config.servers() {
+            if let ServerEntry::Sse { url, .. } = entry {
                 return Err(McpError::config(format!(
                     "server `{name}`: the legacy SSE transport ({url}) is not supported (rmcp has no client for it); \
                      use `\"type\": \"http\"` if the server also speaks streamable HTTP"
                 )));
             }
-            let connection = Arc::new(Connection::new(name, entry));
-            connection.peer().await?;
-            mounts.servers.push(connection.clone());
-            mounts.register_new(registry, &connection).await?;
+            let connection =
+                Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
+            let tools = connection.remote_tools().await?;
+            let (tools, problems) = ToolGroup::check(tools);
+            if let Some(problem) = problems.first() {
+                return Err(McpError::config(format!("server `{name}`: {problem}")));
+            }
+            let group = ToolGroup::new(tools, connection.clone());
+            registry
+                .add_group(group.clone())
+                .map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
+            let _ = connection.group.set(Arc::downgrade(&group));
+            // A change announced while the first list was being made.
+            if connection.changed.load(Ordering::SeqCst) {
+                connection.tools_changed();
+            }
+            mounts.servers.push(connection);
         }
         Ok(mounts)
     }
 
-    /// What was mounted, server by server.
+    /// What is mounted, server by server, with each server's current tools.
     pub fn servers(&self) -> Vec<MountedServer> {
         self.servers
             .iter()
             .map(|c| {
-                let mut tools: Vec<String> = c.lock_known().values().cloned().collect();
+                let mut tools: Vec<String> = match c.group.get().and_then(Weak::upgrade) {
+                    Some(group) => group
+                        .snapshot()
+                        .tools()
+                        .map(|t| t.definition().name().to_owned())
+                        .collect(),
+                    None => Vec::new(),
+                };
                 tools.sort_unstable();
                 MountedServer {
                     name: c.name.clone(),
@@ -93,47 +118,6 @@ impl McpMounts {
             })
             .collect()
     }
-
-    /// Whether a server announced `notifications/tools/list_changed` since
-    /// its tools were last listed.
-    pub fn changed(&self) -> bool {
-        self.servers.iter().any(|c| c.changed.load(Ordering::SeqCst))
-    }
-
-    /// Lists again the tools of servers that announced a change and
-    /// registers the new ones; returns their registry names. A tool a
-    /// server no longer offers stays registered, and its calls get the
-    /// server's error.
-    pub async fn refresh(&self, registry: &mut ToolRegistry) -> Result<Vec<String>, McpError> {
-        let mut added = Vec::new();
-        for connection in &self.servers {
-            if connection.changed.swap(false, Ordering::SeqCst) {
-                added.extend(self.register_new(registry, connection).await?);
-            }
-        }
-        Ok(added)
-    }
-
-    async fn register_new(
-        &self,
-        registry: &mut ToolRegistry,
-        connection: &Arc<Connection>,
-    ) -> Result<Vec<String>, McpError> {
-        let tools = connection.list_tools().await?;
-        let mut added = Vec::new();
-        for info in tools {
-            if connection.lock_known().contains_key(info.name.as_ref()) {
-                continue;
-            }
-            let local = self.config.local_name(&connection.name, &info.name);
-            let tool = RemoteTool::new(local.clone(), info, connection.clone())?;
-            registry
-                .register(tool.recorded_in(connection))
-                .map_err(|e| McpError::config(format!("server `{}`: {e}", connection.name)))?;
-            added.push(local);
-        }
-        Ok(added)
-    }
 }
 
 /// The connection to one server: made on mount, remade on the first call
@@ -141,10 +125,21 @@ impl McpMounts {
 pub(crate) struct Connection {
     name: String,
     entry: ServerEntry,
+    /// Names the server's tools in the registry.
+    naming: Arc<McpConfig>,
+    /// Itself, for the tasks it starts and the tools it makes.
+    me: Weak<Connection>,
     client: Mutex<Option<RunningService<RoleClient, Listener>>>,
-    changed: Arc<AtomicBool>,
-    /// Remote tool name -> registry name, of the tools registered.
-    known: std::sync::Mutex<HashMap<String, String>>,
+    /// The server announced a change its tools were not listed again for.
+    changed: AtomicBool,
+    /// A connection was made before (the next one is a reconnect).
+    connected: AtomicBool,
+    /// Held while the tools are listed again, so lists are replaced in
+    /// the order they were made.
+    refreshing: Mutex<()>,
+    /// The registry's group of its tools (weak: the group holds the
+    /// connection).
+    group: OnceLock<Weak<ToolGroup>>,
     /// The protocol revision of the current connection.
     version: std::sync::Mutex<Option<String>>,
 }
@@ -158,10 +153,10 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-/// Our side of a connection: it notes `tools/list_changed`.
+/// Our side of a connection: it answers `tools/list_changed`.
 #[derive(Clone)]
 struct Listener {
-    changed: Arc<AtomicBool>,
+    connection: Weak<Connection>,
 }
 
 impl ClientHandler for Listener {
@@ -172,18 +167,24 @@ impl ClientHandler for Listener {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.changed.store(true, Ordering::SeqCst);
+        if let Some(connection) = self.connection.upgrade() {
+            connection.tools_changed();
+        }
     }
 }
 
 impl Connection {
-    fn new(name: String, entry: ServerEntry) -> Self {
+    fn new(name: String, entry: ServerEntry, naming: Arc<McpConfig>, me: Weak<Connection>) -> Self {
         Connection {
             name,
             entry,
+            naming,
+            me,
             client: Mutex::new(None),
-            changed: Arc::new(AtomicBool::new(false)),
-            known: std::sync::Mutex::default(),
+            changed: AtomicBool::new(false),
+            connected: AtomicBool::new(false),
+            refreshing: Mutex::new(()),
+            group: OnceLock::new(),
             version: std::sync::Mutex::default(),
         }
     }
@@ -192,8 +193,57 @@ impl Connection {
         self.version.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn lock_known(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
-        self.known.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// Notes that the server's tools changed and lists them again in the
+    /// background.
+    fn tools_changed(&self) {
+        self.changed.store(true, Ordering::SeqCst);
+        let Some(connection) = self.me.upgrade() else { return };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { connection.refresh().await });
+        }
+    }
+
+    /// Lists the tools again, if a change is pending, and replaces the
+    /// group with them. On failure the group keeps its set; the next
+    /// change or reconnect tries again.
+    async fn refresh(self: Arc<Self>) {
+        let _one = self.refreshing.lock().await;
+        // Not mounted yet (the mount looks at the flag once it is), or the
+        // registry is gone.
+        let Some(group) = self.group.get().and_then(Weak::upgrade) else {
+            return;
+        };
+        if !self.changed.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        match self.remote_tools().await {
+            Ok(tools) => {
+                let (tools, problems) = ToolGroup::check(tools);
+                for problem in &problems {
+                    tracing::warn!(server = %self.name, %problem, "a tool the MCP server listed is left out");
+                }
+                tracing::debug!(server = %self.name, tools = tools.len(), "the MCP server's tools were listed again");
+                group.replace(tools);
+            }
+            Err(error) => {
+                tracing::warn!(server = %self.name, %error, "listing the MCP server's tools again failed; its previous set stays");
+            }
+        }
+    }
+
+    /// The server's tools as the registry holds them.
+    async fn remote_tools(&self) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+        let Some(me) = self.me.upgrade() else {
+            return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
+        };
+        let infos = self.list_tools().await?;
+        infos
+            .into_iter()
+            .map(|info| {
+                let local = self.naming.local_name(&self.name, &info.name);
+                RemoteTool::new(local, info, me.clone()).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
+            })
+            .collect()
     }
 
     /// A live peer: the current one, or a new connection when there is none
@@ -217,13 +267,18 @@ impl Connection {
             })??;
         let peer = running.peer().clone();
         *self.lock_version() = peer.peer_info().map(|info| info.protocol_version.to_string());
+        let reconnected = self.connected.swap(true, Ordering::SeqCst);
         *client = Some(running);
+        // A restarted server may offer other tools.
+        if reconnected {
+            self.tools_changed();
+        }
         Ok(peer)
     }
 
     async fn connect(&self) -> Result<RunningService<RoleClient, Listener>, McpError> {
         let listener = Listener {
-            changed: self.changed.clone(),
+            connection: self.me.clone(),
         };
         let name = &self.name;
         match &self.entry {
@@ -270,7 +325,7 @@ impl Connection {
                 if let Some(token) = bearer {
                     config = config.auth_header(token);
                 }
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let transport = StreamableHttpClientTransport::with_client(http_client(name, url)?, config);
                 listener
                     .serve(transport)
                     .await
@@ -344,6 +399,48 @@ impl Connection {
     }
 }
 
+/// The HTTP client of an `http` server at `url`: plain `http://`, or
+/// `https://` over rustls on ring with the platform's roots; redirects as
+/// rmcp's own client takes them (same origin, 307 and 308 only, which keep
+/// the message and send no header to another host).
+fn http_client(name: &str, url: &str) -> Result<mcp_reqwest::Client, McpError> {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+    let scheme = url.split_once("://").map(|(scheme, _)| scheme.to_ascii_lowercase());
+    if !matches!(scheme.as_deref(), Some("http" | "https")) {
+        return Err(McpError::config(format!(
+            "server `{name}`: the url `{}` is neither http:// nor https://",
+            super::clip(url)
+        )));
+    }
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .and_then(|builder| builder.with_platform_verifier())
+        .map_err(|e| McpError::config(format!("server `{name}`: TLS cannot be set up: {e}")))?
+        .with_no_client_auth();
+    let redirects = mcp_reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(attempt.status().as_u16(), 307 | 308);
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else {
+            attempt.follow()
+        }
+    });
+    mcp_reqwest::Client::builder()
+        // As rmcp's client: no idle connections kept (a reused connection
+        // whose last body was not read to its end stalls).
+        .pool_max_idle_per_host(0)
+        .redirect(redirects)
+        .tls_backend_preconfigured(tls)
+        .build()
+        .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}`: the HTTP client")))
+}
+
 /// A `CallToolResult` as the runtime's output.
 fn output_of(result: &Value) -> ToolOutput {
     let mut content = Vec::new();
@@ -413,14 +510,6 @@ impl RemoteTool {
             connection,
         })
     }
-
-    /// Notes the tool as registered for `connection`, and hands it on.
-    fn recorded_in(self, connection: &Connection) -> Self {
-        connection
-            .lock_known()
-            .insert(self.remote_name.clone(), self.definition.name().to_owned());
-        self
-    }
 }
 
 impl Tool for RemoteTool {
@@ -441,8 +530,55 @@ impl Tool for RemoteTool {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use tokio::io::AsyncReadExt as _;
 
     use super::*;
+
+    #[tokio::test]
+    async fn http_and_https_urls_get_a_client_and_other_schemes_are_refused() {
+        for url in [
+            "http://127.0.0.1:9/mcp",
+            "https://127.0.0.1:9/mcp",
+            "HTTPS://example.com/mcp",
+        ] {
+            let client = http_client("s", url).unwrap_or_else(|e| panic!("{url}: {e}"));
+            use rmcp::transport::StreamableHttpClientTransport;
+            use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+            let _transport =
+                StreamableHttpClientTransport::with_client(client, StreamableHttpClientTransportConfig::with_uri(url));
+        }
+        for url in ["ws://127.0.0.1:9/mcp", "127.0.0.1:9/mcp"] {
+            let error = http_client("s", url).unwrap_err();
+            assert!(error.to_string().contains("neither http:// nor https://"), "{error}");
+        }
+    }
+
+    /// An `https://` server is spoken to in TLS: the first bytes on the wire
+    /// are a TLS handshake record (this listener never answers it, so the
+    /// mount then fails, naming the server).
+    #[tokio::test]
+    async fn an_https_server_is_spoken_to_in_tls() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let first_bytes = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 3];
+            socket.read_exact(&mut head).await.unwrap();
+            head
+        });
+        let url = format!("https://127.0.0.1:{port}/mcp");
+        let config = McpConfig::from_json(&json!({"mcpServers": {"secure": {"type": "http", "url": url}}})).unwrap();
+        let mut registry = ToolRegistry::new();
+        let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+        assert!(error.to_string().contains("server `secure`"), "{error}");
+        // A safety net only: without TLS no connection would be made at all.
+        let head = tokio::time::timeout(Duration::from_secs(60), first_bytes)
+            .await
+            .expect("the client connected")
+            .unwrap();
+        assert_eq!(head[..2], [0x16, 0x03], "a TLS handshake record, not {head:?}");
+        assert!(registry.is_empty());
+    }
 
     #[test]
     fn a_call_tool_result_becomes_output() {

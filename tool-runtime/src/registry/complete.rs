@@ -80,7 +80,8 @@ impl ToolRegistry {
     /// is in the completion.
     pub fn complete(&self, name: &str, arguments: impl Into<CallArguments>) -> Result<Completion, CallError> {
         let Some(tool) = self.get(name) else {
-            let names: Vec<&str> = self.names().take(100).collect();
+            let mut names = self.names();
+            names.truncate(100);
             let name = crate::text::clip(name);
             return Err(CallError::new(
                 ErrorCode::UnknownTool,

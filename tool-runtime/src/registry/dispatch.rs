@@ -77,8 +77,17 @@ impl ToolRegistry {
         if external.is_some_and(Cancellation::is_cancelled) {
             return not_started(&name, id);
         }
-        let Some(tool) = self.get(&name) else {
-            return ToolResult::unknown_tool(&name, id, self.names());
+        // A mounted tool is held for the call: its server may replace it.
+        let mounted;
+        let tool = match self.registered(&name) {
+            Some(tool) => tool,
+            None => match self.mounted(&name) {
+                Some(tool) => {
+                    mounted = tool;
+                    &*mounted
+                }
+                None => return ToolResult::unknown_tool(&name, id, self.names().iter().map(String::as_str)),
+            },
         };
         let definition = tool.definition();
         if definition.is_blocking() && self.stray_blocking_calls() >= self.settings.max_stray_blocking_calls {

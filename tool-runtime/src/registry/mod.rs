@@ -3,6 +3,7 @@
 
 mod complete;
 mod dispatch;
+mod mounted;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -12,15 +13,17 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 pub use complete::{Completion, ParamRow, ValueSource};
+pub(crate) use mounted::ToolGroup;
 
 use crate::bind::{self, BindMode};
 use crate::call::CallArguments;
 use crate::codes::{CallError, ErrorCode, Warning};
 use crate::context::StateMap;
-use crate::format::{self, Format, Selection, ToolDefinitions};
+use crate::format::{self, Format, Rendered, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
 use crate::schema::Schema;
 use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
+use mounted::Snapshot;
 
 /// The most bytes of text a call answers with unless
 /// [`ToolRegistry::with_max_output_bytes`] says otherwise: 100 KiB.
@@ -53,6 +56,9 @@ pub(crate) const DEFAULT_MAX_OUTPUT_BYTES: usize = 100 * 1024;
 pub struct ToolRegistry {
     entries: Vec<Entry>,
     index: HashMap<String, usize, NameHash>,
+    /// Tools whose set changes on its own (mounted MCP servers'), after the
+    /// registered ones, in the order they were added.
+    groups: Vec<Arc<ToolGroup>>,
     pub(crate) states: StateMap,
     pub(crate) settings: Settings,
     /// Concurrent calls hold it shared, `sequential` tools exclusively, so a
@@ -183,6 +189,7 @@ impl ToolRegistry {
         ToolRegistry {
             entries: Vec::new(),
             index: HashMap::default(),
+            groups: Vec::new(),
             states: StateMap::default(),
             settings: Settings {
                 mode: BindMode::Lenient,
@@ -307,7 +314,7 @@ impl ToolRegistry {
         if !is_valid_tool_name(name) {
             return Err(RegistryError::InvalidName(name.to_owned()));
         }
-        if self.index.contains_key(name) {
+        if self.index.contains_key(name) || self.mounted(name).is_some() {
             return Err(RegistryError::DuplicateName(name.to_owned()));
         }
         if let Some(missing) = definition.states().iter().find(|s| !self.states.contains(s.type_id)) {
@@ -325,51 +332,132 @@ impl ToolRegistry {
         Ok(self)
     }
 
-    /// The tool of this name.
-    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+    /// Adds a group of tools whose set changes on its own; fails, adding
+    /// nothing, when one of its current names is taken. Later clashes (a
+    /// refreshed group offering a taken name) leave the group's tool out.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn add_group(&mut self, group: Arc<ToolGroup>) -> Result<(), RegistryError> {
+        let snapshot = group.snapshot();
+        if let Some(taken) = snapshot
+            .tools()
+            .map(|tool| tool.definition().name())
+            .find(|name| self.index.contains_key(*name) || self.mounted(name).is_some())
+        {
+            return Err(RegistryError::DuplicateName(taken.to_owned()));
+        }
+        self.groups.push(group);
+        Ok(())
+    }
+
+    /// The tool of this name, registered or mounted.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        match self.index.get(name) {
+            Some(&i) => Some(self.entries[i].tool.clone()),
+            None => self.mounted(name),
+        }
+    }
+
+    /// A registered tool: the calls' first look-up, which reads no group.
+    pub(crate) fn registered(&self, name: &str) -> Option<&dyn Tool> {
         self.index.get(name).map(|&i| &*self.entries[i].tool)
     }
 
-    /// The names of every tool, in registration order.
-    pub fn names(&self) -> impl Iterator<Item = &str> + Clone {
-        self.tools().map(ToolDefinition::name)
+    /// A mounted tool, as its group holds it now: the first group that has
+    /// the name wins.
+    pub(crate) fn mounted(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.groups.iter().find_map(|group| group.snapshot().get(name).cloned())
     }
 
-    /// Every tool's definition, in registration order.
-    pub fn tools(&self) -> impl Iterator<Item = &ToolDefinition> + Clone {
-        self.entries.iter().map(|e| e.tool.definition())
+    /// The names of every tool: the registered ones in registration order,
+    /// then the mounted ones as [`ToolRegistry::tools`] lists them.
+    pub fn names(&self) -> Vec<String> {
+        self.tools().map(|tool| tool.definition().name().to_owned()).collect()
     }
 
-    /// How many tools are registered.
+    /// Every tool: the registered ones in registration order, then each
+    /// mounted server's in the order it lists them (its current set: a
+    /// server that announced a change is listed anew in the background).
+    pub fn tools(&self) -> impl Iterator<Item = Arc<dyn Tool>> + Clone {
+        let mounted: Vec<Arc<dyn Tool>> = self
+            .mounted_view()
+            .into_iter()
+            .map(|(snapshot, i)| snapshot.tool(i).clone())
+            .collect();
+        self.entries.iter().map(|e| e.tool.clone()).chain(mounted)
+    }
+
+    /// How many tools there are, registered and mounted.
     pub fn len(&self) -> usize {
         self.entries.len()
+            + if self.groups.is_empty() {
+                0
+            } else {
+                self.mounted_view().len()
+            }
     }
 
-    /// No tool is registered.
+    /// No tool is registered or mounted.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
-    /// The selected tools' definitions in `format`, in registration order,
-    /// for a request's `tools`. Each tool is rendered once per format and
-    /// kept: listing renders nothing and copies nothing after the first time.
-    /// Serialize the result into the request, or take a `Value` with
-    /// [`ToolDefinitions::to_json`].
+    /// The selected tools' definitions in `format`, in the order of
+    /// [`ToolRegistry::tools`], for a request's `tools`. Each tool is
+    /// rendered once per format and kept (a mounted tool's, until its server
+    /// changes its set): listing renders nothing and copies nothing after
+    /// the first time. Serialize the result into the request, or take a
+    /// `Value` with [`ToolDefinitions::to_json`].
     pub fn definitions(&self, format: Format, selection: &Selection) -> ToolDefinitions<'_> {
-        let items = self
+        let mut items: Vec<Rendered<'_>> = self
             .entries
             .iter()
             .filter(|e| selection.includes(e.tool.definition()))
-            .map(|e| e.rendered(format))
+            .map(|e| Rendered::Borrowed(e.rendered(format)))
             .collect();
+        if !self.groups.is_empty() {
+            for (snapshot, i) in self.mounted_view() {
+                let included = selection.includes(snapshot.tool(i).definition());
+                if included {
+                    items.push(Rendered::Shared(snapshot.rendered(i, format)));
+                }
+            }
+        }
         ToolDefinitions::new(format, items)
+    }
+
+    /// The mounted tools a listing shows, as (snapshot, position) pairs: the
+    /// groups in the order they were added, each in its own order. A name a
+    /// registered tool or an earlier group has is left out (its calls reach
+    /// that other tool) and reported once per snapshot.
+    fn mounted_view(&self) -> Vec<(Arc<Snapshot>, usize)> {
+        let snapshots: Vec<Arc<Snapshot>> = self.groups.iter().map(|g| g.snapshot()).collect();
+        let mut view = Vec::new();
+        for (g, snapshot) in snapshots.iter().enumerate() {
+            let mut clashes = Vec::new();
+            for (i, tool) in snapshot.tools().enumerate() {
+                let name = tool.definition().name();
+                if self.index.contains_key(name) || snapshots[..g].iter().any(|s| s.get(name).is_some()) {
+                    clashes.push(name);
+                } else {
+                    view.push((snapshot.clone(), i));
+                }
+            }
+            if !clashes.is_empty() && snapshot.first_clash() {
+                tracing::warn!(
+                    tools = ?clashes,
+                    "mounted tools left out: another tool has the name (the registered one, or the one mounted first, is kept)"
+                );
+            }
+        }
+        view
     }
 
     /// Lints the tools `selection` takes, as one request would offer them:
     /// names and descriptions that make models stumble.
     pub fn lint(&self, selection: &Selection) -> Vec<LintFinding> {
-        let tools: Vec<&ToolDefinition> = self.tools().filter(|d| selection.includes(d)).collect();
-        crate::lint::lint(&tools)
+        let tools: Vec<Arc<dyn Tool>> = self.tools().filter(|t| selection.includes(t.definition())).collect();
+        let definitions: Vec<&ToolDefinition> = tools.iter().map(|t| t.definition()).collect();
+        crate::lint::lint(&definitions)
     }
 
     /// The mode a tool's arguments are bound in.
@@ -408,7 +496,7 @@ impl ToolRegistry {
 impl fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolRegistry")
-            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("tools", &self.names())
             .field("settings", &self.settings)
             .finish()
     }

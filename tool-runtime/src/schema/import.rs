@@ -136,7 +136,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     };
-    let fields = properties
+    let mut fields: Vec<Field> = properties
         .iter()
         .map(|(name, schema)| {
             let shape = import_shape(schema);
@@ -153,6 +153,16 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             field
         })
         .collect();
+    // The properties arrive with their keys sorted (serde_json keeps no
+    // order), but `required` is a list, in the order its writer gave (a
+    // Python or TypeScript SDK: the declaration order). So the required
+    // parameters come first in that order, then the others by name.
+    fields.sort_by_key(|field| {
+        required
+            .iter()
+            .position(|name| *name == field.name)
+            .unwrap_or(usize::MAX)
+    });
     Kind::Object(ObjectShape {
         fields,
         rejects_unknown: additional == Some(&Value::Bool(false)),
@@ -410,5 +420,21 @@ mod tests {
         });
         let imported = import_input_schema(&schema);
         assert_eq!(imported.schema["properties"]["head"]["properties"]["next"], json!({}));
+    }
+
+    #[test]
+    fn required_parameters_come_first_in_their_listed_order() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "zeta": {"type": "integer"},
+                "alpha": {"type": "string"},
+                "mid": {"type": "string", "default": "x"},
+                "beta": {"type": "boolean"},
+            },
+            "required": ["zeta", "beta"],
+        }));
+        let names: Vec<&str> = imported.params.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["zeta", "beta", "alpha", "mid"]);
     }
 }
