@@ -31,13 +31,9 @@ pub(crate) fn ordered_tools_list(message: &[u8], registry: &ToolRegistry) -> Opt
     };
     let tools: Vec<Schema> = tools
         .into_iter()
-        .map(|tool| {
-            let definition = tool["name"]
-                .as_str()
-                .and_then(|name| registry.get(name))
-                .map(|t| t.definition());
-            let shapes = definition.map(|d| d.object_shapes()).unwrap_or_default();
-            Schema::new(tool, &shapes)
+        .map(|tool| match tool["name"].as_str().and_then(|name| registry.get(name)) {
+            Some(known) => Schema::new(tool, &known.definition().object_shapes()),
+            None => Schema::new(tool, &[]),
         })
         .collect();
     serde_json::to_vec(&Envelope {
