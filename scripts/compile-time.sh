@@ -6,6 +6,10 @@
 # profile, the edit-compile loop a tool author lives in), best of RUNS.
 #
 #   scripts/compile-time.sh [TOOLS] [RUNS]     (default 100 tools, 3 runs)
+#
+# Wall-clock times swing with the machine's load, so where valgrind is
+# installed it also counts the instructions rustc executes for the same
+# rebuild of each crate (callgrind; about a minute), which do not.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -76,3 +80,18 @@ with=$(time_build "$work/with")
 without=$(time_build "$work/without")
 per=$(python3 -c "print(f'{($with - $without) / $tools:.1f}')")
 echo "compile time, $tools functions: with #[tool] $with ms, without $without ms: $per ms per tool (target: at most 5)"
+
+instructions() { # $1: crate dir; prints the instructions of rustc's rebuild
+    local dir="$1" command
+    touch "$dir/src/lib.rs"
+    command=$(cd "$dir" && CARGO_TARGET_DIR="$work/target" cargo build -v 2>&1 | sed -n 's/^ *Running `\(.*rustc .*\)`$/\1/p' | tail -1)
+    touch "$dir/src/lib.rs"
+    (cd "$dir" && CARGO_TARGET_DIR="$work/target" eval "valgrind --tool=callgrind --callgrind-out-file=/dev/null $command" 2>&1 >/dev/null) |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+if command -v valgrind >/dev/null 2>&1; then
+    with_ir=$(instructions "$work/with")
+    without_ir=$(instructions "$work/without")
+    python3 -c "print(f'instructions (callgrind), rebuild: with #[tool] {$with_ir / 1e9:.2f} G, without {$without_ir / 1e9:.2f} G: {($with_ir - $without_ir) / $tools / 1e6:.1f} M per tool')"
+fi
