@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::bind::Report;
+use crate::bind::{Report, write_integer};
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::output::{Content, ToolOutput};
 use crate::text::{clip, closest_name, truncate_with};
@@ -187,10 +187,16 @@ impl ToolResult {
         self
     }
 
+    #[cfg(test)]
+    fn with_text_cut(mut self, max: usize) -> Self {
+        self.cut_text(max);
+        self
+    }
+
     /// Cuts the text blocks so that together they hold at most `max` bytes,
     /// with a marker saying how many bytes were left out. Other blocks and
     /// the structured content are kept as they are.
-    pub(crate) fn with_text_cut(mut self, max: usize) -> Self {
+    pub(crate) fn cut_text(&mut self, max: usize) {
         let mut left = max;
         for block in &mut self.content {
             if let Content::Text { text } = block {
@@ -204,7 +210,6 @@ impl ToolResult {
                 }
             }
         }
-        self
     }
 
     /// The text blocks joined by newlines.
@@ -268,7 +273,9 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
     match total {
         1 => text.push_str("` was not run: its arguments have 1 problem.\n"),
         n => {
-            let _ = writeln!(text, "` was not run: its arguments have {n} problems.");
+            text.push_str("` was not run: its arguments have ");
+            write_integer(&mut text, n as i128);
+            text.push_str(" problems.\n");
         }
     }
     for error in report.errors.iter().take(LISTED_PROBLEMS) {
@@ -291,11 +298,12 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
             text.push_str("- and more.\n");
         }
     }
-    let closing = format!("Correct the arguments and call `{tool}` again.");
-    truncate_with(&mut text, REFUSAL_TEXT_BYTES - closing.len() - 4, |_| {
-        "...\n".to_owned()
-    });
-    text.push_str(&closing);
+    let closing = ["Correct the arguments and call `", tool, "` again."];
+    let closing_len: usize = closing.iter().map(|piece| piece.len()).sum();
+    truncate_with(&mut text, REFUSAL_TEXT_BYTES - closing_len - 4, |_| "...\n".to_owned());
+    for piece in closing {
+        text.push_str(piece);
+    }
     text
 }
 

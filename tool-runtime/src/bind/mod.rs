@@ -28,7 +28,8 @@ use serde_json::{Map, Number, Value};
 
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
-pub(crate) use describe::{describe_str, describe_value, expected};
+use describe::Sentence;
+pub(crate) use describe::{describe_str, describe_value, expected, write_integer};
 pub(crate) use typed::parse_arguments;
 pub use typed::{ParamSeed, Slot};
 
@@ -64,9 +65,9 @@ pub(crate) struct Report {
     pub(crate) omitted_warnings: usize,
     /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
     pub(crate) omitted_errors: usize,
-    /// The tool's parameters whose value was refused (at most one entry
-    /// per declared parameter).
-    pub(crate) refused: Vec<String>,
+    /// The tool's parameters whose value was refused, by their index among
+    /// the parameters (at most one entry per declared parameter).
+    pub(crate) refused: Vec<usize>,
 }
 
 impl Report {
@@ -113,7 +114,8 @@ pub(crate) fn normalize(
     let mut walker = Walker {
         mode,
         null_is_absent,
-        path: String::new(),
+        // Room for most paths, so entering keys rarely reallocates.
+        path: String::with_capacity(32),
         report: Report::default(),
     };
     walker.object(params, arguments, true);
@@ -176,7 +178,11 @@ impl Walker {
     }
 
     fn mismatch(&mut self, shape: &Shape, value: &Value) {
-        let detail = format!("expected {}, got {}", expected(shape), describe_value(value));
+        let detail = Sentence::new("expected ")
+            .expected(shape)
+            .text(", got ")
+            .value(value)
+            .done();
         self.error(ErrorCode::TypeMismatch, detail);
     }
 
@@ -185,7 +191,7 @@ impl Walker {
     /// keys are removed so its `Deserialize` never sees them.
     fn object(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
         let mut known = 0;
-        for field in &object.fields {
+        for (index, field) in object.fields.iter().enumerate() {
             let mark = self.enter_key(&field.name);
             if self.lenient() && !map.contains_key(&field.name) {
                 self.adopt_alias(object, &field.name, map);
@@ -193,7 +199,9 @@ impl Walker {
             match map.get_mut(&field.name) {
                 None => {
                     if field.presence == Presence::Required {
-                        let detail = format!("the required value is missing; expected {}", expected(&field.shape));
+                        let detail = Sentence::new("the required value is missing; expected ")
+                            .expected(&field.shape)
+                            .done();
                         self.error(ErrorCode::MissingRequired, detail);
                     }
                 }
@@ -204,7 +212,7 @@ impl Walker {
                         known += 1;
                     }
                     if top && self.report.error_count() > errors {
-                        self.report.refused.push(field.name.clone());
+                        self.report.refused.push(index);
                     }
                 }
                 Some(value) => {
@@ -212,7 +220,7 @@ impl Walker {
                     let errors = self.report.error_count();
                     self.value(&field.shape, value);
                     if top && self.report.error_count() > errors {
-                        self.report.refused.push(field.name.clone());
+                        self.report.refused.push(index);
                     }
                 }
             }
@@ -258,7 +266,7 @@ impl Walker {
                 true
             }
             Presence::Required => {
-                let detail = format!("null is not allowed; expected {}", expected(shape));
+                let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
                 self.error(ErrorCode::NullNotAllowed, detail);
                 false
             }
@@ -312,7 +320,7 @@ impl Walker {
     fn value(&mut self, shape: &Shape, value: &mut Value) {
         if value.is_null() {
             if !shape.nullable {
-                let detail = format!("null is not allowed; expected {}", expected(shape));
+                let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
                 self.error(ErrorCode::NullNotAllowed, detail);
             }
             return;
@@ -371,7 +379,11 @@ impl Walker {
                 if self.report.error_count() == errors {
                     self.warn(
                         WarningCode::ScalarConvertedToString,
-                        format!("{} was converted to the string {text:?}", describe_value(value)),
+                        Sentence::new("")
+                            .value(value)
+                            .text(" was converted to the string ")
+                            .quoted(&text)
+                            .done(),
                     );
                 }
                 *value = Value::String(text);
@@ -420,7 +432,11 @@ impl Walker {
         };
         match coerced {
             Some((b, code)) => {
-                self.warn(code, format!("{} was read as {b}", describe_value(value)));
+                let detail =
+                    Sentence::new("")
+                        .value(value)
+                        .text(if b { " was read as true" } else { " was read as false" });
+                self.warn(code, detail.done());
                 *value = Value::Bool(b);
             }
             None => self.mismatch(shape, value),
@@ -462,7 +478,13 @@ impl Walker {
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     let n = whole as i128;
-                    (n, Some((code, format!("{} was {how} {n}", describe_value(value)))))
+                    let detail = Sentence::new("")
+                        .value(value)
+                        .text(" was ")
+                        .text(how)
+                        .text(" ")
+                        .integer(n);
+                    (n, Some((code, detail.done())))
                 }
             }
             Value::String(s) if self.lenient() => match parse_integer_literal(s) {
@@ -470,22 +492,38 @@ impl Walker {
                     n,
                     Some((
                         WarningCode::StringConvertedToInteger,
-                        format!("{} was converted to the integer {n}", describe_str(s)),
+                        Sentence::new("")
+                            .string(s)
+                            .text(" was converted to the integer ")
+                            .integer(n)
+                            .done(),
                     )),
                 ),
                 IntegerLiteral::Huge => {
-                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    let detail = Sentence::new("expected ")
+                        .expected(shape)
+                        .text(", got ")
+                        .string(s)
+                        .done();
                     return self.error(ErrorCode::OutOfRange, detail);
                 }
                 IntegerLiteral::NotAnInteger => {
-                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    let detail = Sentence::new("expected ")
+                        .expected(shape)
+                        .text(", got ")
+                        .string(s)
+                        .done();
                     return self.error(ErrorCode::UnsupportedIntegerLiteral, detail);
                 }
             },
             other => return self.mismatch(shape, other),
         };
         if !shape.integer_fits(n) {
-            let detail = format!("expected {}, got {n}", expected(shape));
+            let detail = Sentence::new("expected ")
+                .expected(shape)
+                .text(", got ")
+                .integer(n)
+                .done();
             return self.error(ErrorCode::OutOfRange, detail);
         }
         // JSON numbers carry 64-bit integers exactly here (serde_json
@@ -544,15 +582,17 @@ impl Walker {
         if self.lenient() {
             let mut folded = values.iter().filter(|v| v.eq_ignore_ascii_case(s.trim()));
             if let (Some(only), None) = (folded.next(), folded.next()) {
-                self.warn(
-                    WarningCode::EnumCaseFolded,
-                    format!("{} was read as {only:?}", describe_str(s)),
-                );
+                let detail = Sentence::new("").string(s).text(" was read as ").quoted(only);
+                self.warn(WarningCode::EnumCaseFolded, detail.done());
                 *value = Value::String(only.clone());
                 return;
             }
         }
-        let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+        let detail = Sentence::new("expected ")
+            .expected(shape)
+            .text(", got ")
+            .string(s)
+            .done();
         self.error(ErrorCode::EnumOutOfRange, detail);
     }
 
@@ -591,17 +631,19 @@ impl Walker {
             elements.len()
         };
         if !shape.items_fit(len) {
-            let len = len as u64;
-            let detail = format!("expected {}, got {len} items", expected(shape));
+            let detail = Sentence::new("expected ")
+                .expected(shape)
+                .text(", got ")
+                .integer(len as i128)
+                .text(" items")
+                .done();
             self.error(ErrorCode::OutOfRange, detail);
         }
     }
 
     fn wrap_in_list(&mut self, value: &mut Value) {
-        self.warn(
-            WarningCode::ScalarCoercedToList,
-            format!("{} was wrapped in a list", describe_value(value)),
-        );
+        let detail = Sentence::new("").value(value).text(" was wrapped in a list");
+        self.warn(WarningCode::ScalarCoercedToList, detail.done());
         *value = Value::Array(vec![value.take()]);
     }
 

@@ -33,25 +33,30 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub async fn call(&self, name: &str, arguments: impl Into<CallArguments>) -> ToolResult {
-        self.bounded(self.run(ToolCall::new(name, arguments), None, None).await)
+        let mut result = self.run(ToolCall::new(name, arguments), None, None).await;
+        self.bound(&mut result);
+        result
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        self.bounded(self.run(call, None, None).await)
+        let mut result = self.run(call, None, None).await;
+        self.bound(&mut result);
+        result
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        self.bounded(self.run(call, Some(cancellation), None).await)
+        let mut result = self.run(call, Some(cancellation), None).await;
+        self.bound(&mut result);
+        result
     }
 
-    /// Cuts the text of a result to the registry's output limit.
-    fn bounded(&self, result: ToolResult) -> ToolResult {
-        match self.settings.max_output_bytes {
-            Some(max) => result.with_text_cut(max),
-            None => result,
+    /// Cuts the text of a result to the registry's output limit, in place.
+    fn bound(&self, result: &mut ToolResult) {
+        if let Some(max) = self.settings.max_output_bytes {
+            result.cut_text(max);
         }
     }
 
@@ -63,7 +68,11 @@ impl ToolRegistry {
     /// for the concurrency limit counts against it.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolResult> {
         let made = Some(Instant::now());
-        let run = |call| async move { self.bounded(self.run(call, None, made).await) };
+        let run = |call| async move {
+            let mut result = self.run(call, None, made).await;
+            self.bound(&mut result);
+            result
+        };
         futures_util::stream::iter(calls.into_iter().map(run))
             .buffered(self.settings.concurrency)
             .collect()
@@ -129,9 +138,8 @@ impl ToolRegistry {
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
-        let (mut map, decoded) = self
-            .argument_object(arguments)
-            .map_err(|e| Failure::Arguments(Report::error(e)))?;
+        // The size was checked before the fast path.
+        let (mut map, decoded) = bind::argument_object(arguments).map_err(|e| Failure::Arguments(Report::error(e)))?;
         let mut report = bind::normalize(
             definition.params(),
             &mut map,
