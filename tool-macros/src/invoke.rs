@@ -152,7 +152,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
     let positions: Vec<usize> = (0..params.len()).collect();
 
     let arms = slots.iter().zip(&types).zip(&positions).map(|((slot, ty), position)| {
-        let seed = quote!(#rt::__private::param_seed::<#ty>(&self.0[#position]));
+        let seed = quote!(#rt::__private::param_seed::<#ty>(&self.0[#position], self.1));
         quote! {
             ::core::option::Option::Some(#position) => #slot.fill(__map.next_value_seed(#seed)?)?,
         }
@@ -184,7 +184,10 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
         ) -> ::core::option::Option<#rt::__private::ToolFuture> {
             use #rt::__private::serde::de as __de;
 
-            struct __Visitor<'__f>(&'__f [#rt::__private::Field]);
+            struct __Visitor<'__f>(
+                &'__f [#rt::__private::Field],
+                ::core::option::Option<&'__f #rt::__private::Coerced>,
+            );
 
             impl<'de> __de::Visitor<'de> for __Visitor<'_> where #bounds {
                 type Value = (#(#rt::__private::Slot<#types>,)*);
@@ -212,7 +215,8 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
             }
 
             let __fields: &[#rt::__private::Field] = &<Self as #rt::__private::Tool>::definition(self).params().fields;
-            let (#(#slots,)*) = #rt::__private::parse_arguments(__arguments, __Visitor(__fields))?;
+            let __visitor = __Visitor(__fields, #rt::__private::coerced(__scope));
+            let (#(#slots,)*) = #rt::__private::parse_arguments(__arguments, __visitor)?;
             #(#finals)*
             #(#injected)*
             ::core::option::Option::Some(__run(#(#all),*))

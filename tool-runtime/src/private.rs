@@ -5,7 +5,7 @@
 pub use serde;
 pub use serde_json;
 
-pub use crate::bind::{BindMode, BoundArguments, ParamSeed, Slot};
+pub use crate::bind::{BindMode, BoundArguments, Coerced, ParamSeed, Slot};
 pub use crate::call::CallArguments;
 pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
@@ -99,9 +99,16 @@ pub fn take_or_else<T: ToolParam>(
     arguments.take_or_else(name, default)
 }
 
-/// The seed that reads parameter `field` on the fast path.
-pub fn param_seed<T: ToolParam>(field: &Field) -> ParamSeed<'_, T> {
-    ParamSeed::new(field)
+/// The seed that reads parameter `field` on the fast path, coercing where
+/// `coerced` records it.
+pub fn param_seed<'f, T: ToolParam>(field: &'f Field, coerced: Option<&'f Coerced>) -> ParamSeed<'f, T> {
+    ParamSeed::new(field, coerced)
+}
+
+/// Where the fast path records its coercions for this call; `None` where
+/// it may make none (strict mode, outside a registry).
+pub fn coerced<'a>(scope: &CallScope<'a>) -> Option<&'a Coerced> {
+    scope.coerced()
 }
 
 /// A shape's bounds, as `#[param(...)]` writes them.

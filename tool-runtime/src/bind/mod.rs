@@ -31,7 +31,7 @@ pub use bound::BoundArguments;
 use describe::Sentence;
 pub(crate) use describe::{describe_str, describe_value, expected, write_integer};
 pub(crate) use typed::parse_arguments;
-pub use typed::{ParamSeed, Slot};
+pub use typed::{Coerced, ParamSeed, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
@@ -147,7 +147,9 @@ impl Walker {
 
     fn enter_index(&mut self, index: usize) -> usize {
         let mark = self.path.len();
-        let _ = write!(self.path, "[{index}]");
+        self.path.push('[');
+        write_integer(&mut self.path, index as i128);
+        self.path.push(']');
         mark
     }
 
@@ -173,6 +175,10 @@ impl Walker {
         if self.report.errors.len() >= MAX_RECORDED_PROBLEMS {
             self.report.omitted_errors += 1;
             return;
+        }
+        // Problems rarely come alone: room for several at once.
+        if self.report.errors.is_empty() {
+            self.report.errors.reserve(8);
         }
         self.report.errors.push(CallError::new(code, self.path.clone(), detail));
     }
@@ -738,7 +744,7 @@ fn parse_json_of_kind(s: &str, open: char) -> Option<Value> {
 }
 
 /// What a string sent for an integer holds.
-enum IntegerLiteral {
+pub(super) enum IntegerLiteral {
     /// `"42"`, `" -7 "`, `"+3"`, or a whole number in float notation such as
     /// `"42.0"` or `"1e3"`.
     Integer(i128),
@@ -751,7 +757,7 @@ enum IntegerLiteral {
 /// Floats hold every integer exactly up to 2^53, and not all beyond.
 const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
 
-fn parse_integer_literal(s: &str) -> IntegerLiteral {
+pub(super) fn parse_integer_literal(s: &str) -> IntegerLiteral {
     let s = s.trim();
     if let Ok(n) = s.parse::<i128>() {
         return IntegerLiteral::Integer(n);

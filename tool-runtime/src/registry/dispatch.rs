@@ -1,8 +1,10 @@
 //! Running calls: binding, the time limit, panic isolation, cancellation,
 //! and ordered concurrency for the calls of one model message.
 //!
-//! A call whose arguments are already exactly right takes the tool's typed
-//! fast path ([`Tool::invoke_fast`]); any other goes through the full binder.
+//! A call whose arguments are already exactly right, or need only the
+//! commonest coercions of a parameter's own value (lenient mode), takes the
+//! tool's typed fast path ([`Tool::invoke_fast`]); any other goes through
+//! the full binder.
 //! Both give the same result for the same arguments. What a call does not
 //! need it does not pay for: a tool that takes no context gets none, a
 //! future that finishes on its first poll never arms the timer, and a
@@ -18,13 +20,13 @@ use futures_util::StreamExt as _;
 use tokio::time::Instant;
 
 use super::ToolRegistry;
-use crate::bind::{self, BoundArguments, Report};
+use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
 use crate::call::{CallArguments, ToolCall};
 use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
 use crate::result::{Outcome, ToolResult};
 use crate::text::panic_message;
-use crate::tool::{Tool, ToolFuture};
+use crate::tool::{Tool, ToolDefinition, ToolFuture};
 
 impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (a `serde_json::Value` or the
@@ -101,8 +103,13 @@ impl ToolRegistry {
         // cancels another that shares it. It exists only when someone can
         // raise it and the tool can see it.
         let own = (external.is_some() || definition.takes_context()).then(Cancellation::new);
+        // In lenient mode the typed parse may make the commonest coercions
+        // itself, recording their warnings here.
+        let coerced = Coerced::default();
+        let lenient = self.mode_for(definition) == BindMode::Lenient;
         let scope = CallScope::new(id.as_deref(), &name, own.as_ref(), &self.states)
-            .with_null_as_absent(self.settings.null_is_absent);
+            .with_null_as_absent(self.settings.null_is_absent)
+            .with_coercions(lenient.then_some(&coerced));
 
         let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
@@ -113,7 +120,7 @@ impl ToolRegistry {
             None
         };
         let (future, warnings) = match fast {
-            Some(future) => (future, Vec::new()),
+            Some(future) => (future, fast_warnings(definition, coerced.take())),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
                 Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(&name, id, report),
@@ -147,11 +154,7 @@ impl ToolRegistry {
             self.settings.null_is_absent,
         );
         report.warnings.splice(0..0, decoded);
-        // One event per call, however many values were coerced.
-        if let Some(first) = report.warnings.first() {
-            let count = report.warning_count();
-            tracing::warn!(tool = %definition.name(), warnings = count, first = %first, "tool arguments coerced");
-        }
+        log_coerced(definition, &report.warnings, report.warning_count());
         if report.refused() {
             return Err(Failure::Arguments(report));
         }
@@ -283,6 +286,24 @@ enum Waited<T> {
 enum Failure {
     Arguments(Report),
     Panic(Box<dyn Any + Send>),
+}
+
+/// The warnings of the typed parse's coercions, in the binder's order (the
+/// parameters' order, not the keys'), logged as the binder's are.
+fn fast_warnings(definition: &ToolDefinition, mut warnings: Vec<Warning>) -> Vec<Warning> {
+    if warnings.len() > 1 {
+        let fields = &definition.params().fields;
+        warnings.sort_by_key(|w| fields.iter().position(|f| f.name == w.path));
+    }
+    log_coerced(definition, &warnings, warnings.len());
+    warnings
+}
+
+/// One event per call, however many values were coerced.
+fn log_coerced(definition: &ToolDefinition, warnings: &[Warning], count: usize) {
+    if let Some(first) = warnings.first() {
+        tracing::warn!(tool = %definition.name(), warnings = count, first = %first, "tool arguments coerced");
+    }
 }
 
 /// Runs the synchronous start of a call (taking the parameters, a plain
