@@ -41,8 +41,8 @@ impl Coerced {
     }
 
     /// The warnings recorded, in the order met.
-    pub(crate) fn take(&self) -> Vec<Warning> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    pub(crate) fn into_warnings(self) -> Vec<Warning> {
+        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -150,6 +150,11 @@ impl<'de, T: ToolParam> DeserializeSeed<'de> for ParamSeed<'_, T> {
     type Value = Slot<T>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<T>, D::Error> {
+        if self.field.presence == Presence::Required && !self.field.shape.nullable {
+            // No `null` can fit: it gives up inside, as `Slot::Null` would
+            // when resolved, without asking first.
+            return self.visit_some(deserializer);
+        }
         deserializer.deserialize_option(self)
     }
 }

@@ -120,7 +120,7 @@ impl ToolRegistry {
             None
         };
         let (future, warnings) = match fast {
-            Some(future) => (future, fast_warnings(definition, coerced.take())),
+            Some(future) => (future, fast_warnings(definition, coerced.into_warnings())),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
                 Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(&name, id, report),
