@@ -120,16 +120,19 @@ impl ToolResult {
     /// Arguments refused: the text names the tool, lists the problems (at
     /// most [`LISTED_PROBLEMS`], then how many more) and asks for a
     /// corrected call.
-    pub(crate) fn invalid_arguments(tool: &str, call_id: Option<String>, report: Report) -> Self {
-        let mut result = Self::failure(
-            tool,
+    pub(crate) fn invalid_arguments(tool: impl Into<String>, call_id: Option<String>, report: Report) -> Self {
+        let tool = tool.into();
+        let text = invalid_arguments_text(&tool, &report);
+        ToolResult {
             call_id,
-            Outcome::InvalidArguments,
-            invalid_arguments_text(tool, &report),
-        );
-        result.errors = report.errors;
-        result.warnings = report.warnings;
-        result
+            tool,
+            is_error: true,
+            outcome: Outcome::InvalidArguments,
+            content: vec![Content::text(text)],
+            structured_content: None,
+            warnings: report.warnings,
+            errors: report.errors,
+        }
     }
 
     /// No tool of that name: the text lists what exists and suggests the
@@ -267,7 +270,8 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
         text.push('\n');
     };
     let total = report.error_count();
-    let mut text = String::with_capacity(256 + LINE_BYTES * report.errors.len().min(LISTED_PROBLEMS));
+    // Room for a common refusal at once; a long one grows.
+    let mut text = String::with_capacity(512);
     text.push_str("The tool `");
     text.push_str(tool);
     match total {

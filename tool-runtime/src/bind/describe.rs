@@ -309,9 +309,7 @@ pub(crate) fn write_integer(out: &mut String, n: i128) {
             break;
         }
     }
-    for &digit in &digits[at..] {
-        out.push(char::from(digit));
-    }
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Appends a JSON number as `Display` writes it.

@@ -199,10 +199,14 @@ impl Walker {
         let mut known = 0;
         for (index, field) in object.fields.iter().enumerate() {
             let mark = self.enter_key(&field.name);
-            if self.lenient() && !map.contains_key(&field.name) {
+            // One lookup for a key that is there; an alias is looked for
+            // only when it is not.
+            let mut sent = map.get_mut(&field.name);
+            if sent.is_none() && self.lenient() {
                 self.adopt_alias(object, &field.name, map);
+                sent = map.get_mut(&field.name);
             }
-            match map.get_mut(&field.name) {
+            match sent {
                 None => {
                     if field.presence == Presence::Required {
                         let detail = Sentence::new("the required value is missing; expected ")

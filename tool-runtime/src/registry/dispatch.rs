@@ -123,7 +123,7 @@ impl ToolRegistry {
             Some(future) => (future, fast_warnings(definition, coerced.into_warnings())),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
-                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(&name, id, report),
+                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(name, id, report),
                 Err(Failure::Panic(panic)) => return panicked(&name, id, &*panic),
             },
         };
