@@ -377,6 +377,60 @@ proptest! {
     }
 }
 
+/// The typed parse takes the commonest coercions of a parameter's own value
+/// itself (lenient mode): whatever it takes or leaves, the result, its
+/// warnings in their order included, is the full binder's.
+#[test]
+fn coercions_agree_on_both_paths() {
+    let make = |fast: bool, strict: bool| {
+        let mut registry = ToolRegistry::new().with_fast_path(fast);
+        if strict {
+            registry = registry.strict();
+        }
+        registry.register(fast::FastProbe).unwrap();
+        registry
+    };
+    let cases = [
+        json!({"pattern": "a", "case_sensitive": "false"}),
+        json!({"pattern": "a", "case_sensitive": " TRUE "}),
+        json!({"pattern": "a", "case_sensitive": "yes"}),
+        json!({"pattern": "a", "max_results": "50"}),
+        json!({"pattern": "a", "max_results": " +7 "}),
+        json!({"pattern": "a", "max_results": "1e3"}),
+        json!({"pattern": "a", "max_results": "0"}),
+        json!({"pattern": "a", "max_results": "20000"}),
+        json!({"pattern": "a", "max_results": "2.5"}),
+        json!({"pattern": "a", "offset": "-12"}),
+        json!({"pattern": "a", "offset": "99999999999999999999"}),
+        json!({"pattern": "a", "files": "x"}),
+        json!({"pattern": "a", "files": "a b \"quoted\" é"}),
+        json!({"pattern": "a", "files": "[\"x\", \"y\"]"}),
+        json!({"pattern": "a", "files": " [oops"}),
+        json!({"pattern": "a", "mode": "WRITE"}),
+        json!({"pattern": "a", "window": {"start": "3"}}),
+        json!({"pattern": "a", "threshold": "0.5"}),
+        json!({"files": "x", "max_results": "5", "pattern": "a", "case_sensitive": "true"}),
+        json!({"files": "x", "max_results": "5", "case_sensitive": "true"}),
+        json!({"pattern": "a", "max_results": "5", "maxResults": 6}),
+        json!({"pattern": "a", "max_results": "5", "stray": 1}),
+        json!({"pattern": "a", "max_results": "5", "case_sensitive": null}),
+    ];
+    for args in cases {
+        for strict in [false, true] {
+            for as_text in [false, true] {
+                let arguments = if as_text {
+                    tool_runtime::CallArguments::Text(args.to_string())
+                } else {
+                    tool_runtime::CallArguments::Json(args.clone())
+                };
+                let with_fast = block_on(make(true, strict).call("fast_probe", arguments.clone()));
+                let without = block_on(make(false, strict).call("fast_probe", arguments));
+                assert_eq!(with_fast, without, "the two paths differ for {args} (strict: {strict})");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_nested_unknown_key_is_warned_about_on_either_path() {
     // The probe's Window ignores unknown keys, which the binder must warn

@@ -179,7 +179,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
             __scope: &#p::CallScope<'_>,
         ) -> #p::Option<#p::ToolFuture> {
             let __fields: &[#p::Field] = &<Self as #p::Tool>::definition(self).params().fields;
-            let #slots = #p::parse_params::<#list>(__arguments, __fields)?;
+            let #slots = #p::parse_params::<#list>(__arguments, __fields, #p::coerced(__scope))?;
             #(#finals)*
             #(#injected)*
             #p::Some(__run(#(#all),*))

@@ -9,6 +9,8 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::bind::Coerced;
+
 /// What the registry knows about a call while starting it. A tool turns it
 /// into a [`ToolContext`] or takes shared state from it only when it needs
 /// them, so calls of tools that take neither pay for neither.
@@ -19,6 +21,7 @@ pub struct CallScope<'a> {
     cancellation: Option<&'a Cancellation>,
     states: &'a StateMap,
     null_is_absent: bool,
+    coerced: Option<&'a Coerced>,
 }
 
 impl<'a> CallScope<'a> {
@@ -34,7 +37,19 @@ impl<'a> CallScope<'a> {
             cancellation,
             states,
             null_is_absent: false,
+            coerced: None,
         }
+    }
+
+    /// Lets the typed parse coerce this call's arguments (lenient mode),
+    /// recording its warnings in `coerced`.
+    pub(crate) fn with_coercions(mut self, coerced: Option<&'a Coerced>) -> Self {
+        self.coerced = coerced;
+        self
+    }
+
+    pub(crate) fn coerced(&self) -> Option<&'a Coerced> {
+        self.coerced
     }
 
     /// Marks `null` as "not given" for this call: the model was sent strict

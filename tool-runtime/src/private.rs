@@ -8,7 +8,7 @@ pub use ::core::result::Result::{self, Err, Ok};
 pub use serde;
 pub use serde_json;
 
-pub use crate::bind::{BindMode, BoundArguments, Params, Slot, parse_params};
+pub use crate::bind::{BindMode, BoundArguments, Coerced, Params, Slot, parse_params};
 pub use crate::call::CallArguments;
 pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
@@ -64,6 +64,12 @@ pub fn take_or_else<T: DeserializeOwned>(
     default: impl FnOnce() -> T,
 ) -> Option<T> {
     arguments.take_or_else(name, default)
+}
+
+/// Where the fast path records its coercions for this call; `None` where
+/// it may make none (strict mode, outside a registry).
+pub fn coerced<'a>(scope: &CallScope<'a>) -> Option<&'a Coerced> {
+    scope.coerced()
 }
 
 /// A shape's bounds, as `#[param(...)]` writes them.

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::bind::Report;
+use crate::bind::{Report, write_integer};
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::output::{Content, ToolOutput};
 use crate::text::{clip, closest_name, truncate_with};
@@ -120,16 +120,19 @@ impl ToolResult {
     /// Arguments refused: the text names the tool, lists the problems (at
     /// most [`LISTED_PROBLEMS`], then how many more) and asks for a
     /// corrected call.
-    pub(crate) fn invalid_arguments(tool: &str, call_id: Option<String>, report: Report) -> Self {
-        let mut result = Self::failure(
-            tool,
+    pub(crate) fn invalid_arguments(tool: impl Into<String>, call_id: Option<String>, report: Report) -> Self {
+        let tool = tool.into();
+        let text = invalid_arguments_text(&tool, &report);
+        ToolResult {
             call_id,
-            Outcome::InvalidArguments,
-            invalid_arguments_text(tool, &report),
-        );
-        result.errors = report.errors;
-        result.warnings = report.warnings;
-        result
+            tool,
+            is_error: true,
+            outcome: Outcome::InvalidArguments,
+            content: vec![Content::text(text)],
+            structured_content: None,
+            warnings: report.warnings,
+            errors: report.errors,
+        }
     }
 
     /// No tool of that name: the text lists what exists and suggests the
@@ -187,10 +190,16 @@ impl ToolResult {
         self
     }
 
+    #[cfg(test)]
+    fn with_text_cut(mut self, max: usize) -> Self {
+        self.cut_text(max);
+        self
+    }
+
     /// Cuts the text blocks so that together they hold at most `max` bytes,
     /// with a marker saying how many bytes were left out. Other blocks and
     /// the structured content are kept as they are.
-    pub(crate) fn with_text_cut(mut self, max: usize) -> Self {
+    pub(crate) fn cut_text(&mut self, max: usize) {
         let mut left = max;
         for block in &mut self.content {
             if let Content::Text { text } = block {
@@ -204,7 +213,6 @@ impl ToolResult {
                 }
             }
         }
-        self
     }
 
     /// The text blocks joined by newlines.
@@ -262,13 +270,16 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
         text.push('\n');
     };
     let total = report.error_count();
-    let mut text = String::with_capacity(256 + LINE_BYTES * report.errors.len().min(LISTED_PROBLEMS));
+    // Room for a common refusal at once; a long one grows.
+    let mut text = String::with_capacity(512);
     text.push_str("The tool `");
     text.push_str(tool);
     match total {
         1 => text.push_str("` was not run: its arguments have 1 problem.\n"),
         n => {
-            let _ = writeln!(text, "` was not run: its arguments have {n} problems.");
+            text.push_str("` was not run: its arguments have ");
+            write_integer(&mut text, n as i128);
+            text.push_str(" problems.\n");
         }
     }
     for error in report.errors.iter().take(LISTED_PROBLEMS) {
@@ -291,11 +302,12 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
             text.push_str("- and more.\n");
         }
     }
-    let closing = format!("Correct the arguments and call `{tool}` again.");
-    truncate_with(&mut text, REFUSAL_TEXT_BYTES - closing.len() - 4, |_| {
-        "...\n".to_owned()
-    });
-    text.push_str(&closing);
+    let closing = ["Correct the arguments and call `", tool, "` again."];
+    let closing_len: usize = closing.iter().map(|piece| piece.len()).sum();
+    truncate_with(&mut text, REFUSAL_TEXT_BYTES - closing_len - 4, |_| "...\n".to_owned());
+    for piece in closing {
+        text.push_str(piece);
+    }
     text
 }
 

@@ -33,8 +33,11 @@ pub trait Tool: Send + Sync + 'static {
     /// Starts the call straight from the arguments as sent, when they are
     /// already exactly right (no coercion, no default replacing a `null`, no
     /// unknown key, every bound met); `None` sends the call through
-    /// [`normalize`](crate::bind::normalize) and [`Tool::invoke`]. `#[tool]`
-    /// implements it with a typed parse; a hand-written tool may leave it.
+    /// [`normalize`](crate::bind::normalize) and [`Tool::invoke`]. In lenient
+    /// mode the registry's `scope` also lets it make the commonest coercions
+    /// of a parameter's own value, exactly as the binder would, recording
+    /// the same warnings. `#[tool]` implements it with a typed parse; a
+    /// hand-written tool may leave it.
     fn invoke_fast(&self, arguments: &CallArguments, scope: &CallScope<'_>) -> Option<ToolFuture> {
         let _ = (arguments, scope);
         None

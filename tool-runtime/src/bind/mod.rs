@@ -29,9 +29,10 @@ use serde_json::{Map, Number, Value};
 
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
-pub(crate) use describe::{describe_str, describe_value, expected};
+use describe::Sentence;
+pub(crate) use describe::{describe_str, describe_value, expected, write_integer};
 pub use params::{Params, parse_params};
-pub use typed::Slot;
+pub use typed::{Coerced, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
@@ -65,9 +66,9 @@ pub(crate) struct Report {
     pub(crate) omitted_warnings: usize,
     /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
     pub(crate) omitted_errors: usize,
-    /// The tool's parameters whose value was refused (at most one entry
-    /// per declared parameter).
-    pub(crate) refused: Vec<String>,
+    /// The tool's parameters whose value was refused, by their index among
+    /// the parameters (at most one entry per declared parameter).
+    pub(crate) refused: Vec<usize>,
 }
 
 impl Report {
@@ -114,7 +115,8 @@ pub(crate) fn normalize(
     let mut walker = Walker {
         mode,
         null_is_absent,
-        path: String::new(),
+        // Room for most paths, so entering keys rarely reallocates.
+        path: String::with_capacity(32),
         report: Report::default(),
     };
     walker.object(params, arguments, true);
@@ -146,7 +148,9 @@ impl Walker {
 
     fn enter_index(&mut self, index: usize) -> usize {
         let mark = self.path.len();
-        let _ = write!(self.path, "[{index}]");
+        self.path.push('[');
+        write_integer(&mut self.path, index as i128);
+        self.path.push(']');
         mark
     }
 
@@ -173,11 +177,19 @@ impl Walker {
             self.report.omitted_errors += 1;
             return;
         }
+        // Problems rarely come alone: room for several at once.
+        if self.report.errors.is_empty() {
+            self.report.errors.reserve(8);
+        }
         self.report.errors.push(CallError::new(code, self.path.clone(), detail));
     }
 
     fn mismatch(&mut self, shape: &Shape, value: &Value) {
-        let detail = format!("expected {}, got {}", expected(shape), describe_value(value));
+        let detail = Sentence::new("expected ")
+            .expected(shape)
+            .text(", got ")
+            .value(value)
+            .done();
         self.error(ErrorCode::TypeMismatch, detail);
     }
 
@@ -186,15 +198,21 @@ impl Walker {
     /// keys are removed so its `Deserialize` never sees them.
     fn object(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
         let mut known = 0;
-        for field in &object.fields {
+        for (index, field) in object.fields.iter().enumerate() {
             let mark = self.enter_key(&field.name);
-            if self.lenient() && !map.contains_key(&field.name) {
+            // One lookup for a key that is there; an alias is looked for
+            // only when it is not.
+            let mut sent = map.get_mut(&field.name);
+            if sent.is_none() && self.lenient() {
                 self.adopt_alias(object, &field.name, map);
+                sent = map.get_mut(&field.name);
             }
-            match map.get_mut(&field.name) {
+            match sent {
                 None => {
                     if field.presence == Presence::Required {
-                        let detail = format!("the required value is missing; expected {}", expected(&field.shape));
+                        let detail = Sentence::new("the required value is missing; expected ")
+                            .expected(&field.shape)
+                            .done();
                         self.error(ErrorCode::MissingRequired, detail);
                     }
                 }
@@ -205,7 +223,7 @@ impl Walker {
                         known += 1;
                     }
                     if top && self.report.error_count() > errors {
-                        self.report.refused.push(field.name.clone());
+                        self.report.refused.push(index);
                     }
                 }
                 Some(value) => {
@@ -213,7 +231,7 @@ impl Walker {
                     let errors = self.report.error_count();
                     self.value(&field.shape, value);
                     if top && self.report.error_count() > errors {
-                        self.report.refused.push(field.name.clone());
+                        self.report.refused.push(index);
                     }
                 }
             }
@@ -259,7 +277,7 @@ impl Walker {
                 true
             }
             Presence::Required => {
-                let detail = format!("null is not allowed; expected {}", expected(shape));
+                let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
                 self.error(ErrorCode::NullNotAllowed, detail);
                 false
             }
@@ -313,7 +331,7 @@ impl Walker {
     fn value(&mut self, shape: &Shape, value: &mut Value) {
         if value.is_null() {
             if !shape.nullable {
-                let detail = format!("null is not allowed; expected {}", expected(shape));
+                let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
                 self.error(ErrorCode::NullNotAllowed, detail);
             }
             return;
@@ -372,7 +390,11 @@ impl Walker {
                 if self.report.error_count() == errors {
                     self.warn(
                         WarningCode::ScalarConvertedToString,
-                        format!("{} was converted to the string {text:?}", describe_value(value)),
+                        Sentence::new("")
+                            .value(value)
+                            .text(" was converted to the string ")
+                            .quoted(&text)
+                            .done(),
                     );
                 }
                 *value = Value::String(text);
@@ -421,7 +443,11 @@ impl Walker {
         };
         match coerced {
             Some((b, code)) => {
-                self.warn(code, format!("{} was read as {b}", describe_value(value)));
+                let detail =
+                    Sentence::new("")
+                        .value(value)
+                        .text(if b { " was read as true" } else { " was read as false" });
+                self.warn(code, detail.done());
                 *value = Value::Bool(b);
             }
             None => self.mismatch(shape, value),
@@ -463,7 +489,13 @@ impl Walker {
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     let n = whole as i128;
-                    (n, Some((code, format!("{} was {how} {n}", describe_value(value)))))
+                    let detail = Sentence::new("")
+                        .value(value)
+                        .text(" was ")
+                        .text(how)
+                        .text(" ")
+                        .integer(n);
+                    (n, Some((code, detail.done())))
                 }
             }
             Value::String(s) if self.lenient() => match parse_integer_literal(s) {
@@ -471,22 +503,38 @@ impl Walker {
                     n,
                     Some((
                         WarningCode::StringConvertedToInteger,
-                        format!("{} was converted to the integer {n}", describe_str(s)),
+                        Sentence::new("")
+                            .string(s)
+                            .text(" was converted to the integer ")
+                            .integer(n)
+                            .done(),
                     )),
                 ),
                 IntegerLiteral::Huge => {
-                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    let detail = Sentence::new("expected ")
+                        .expected(shape)
+                        .text(", got ")
+                        .string(s)
+                        .done();
                     return self.error(ErrorCode::OutOfRange, detail);
                 }
                 IntegerLiteral::NotAnInteger => {
-                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    let detail = Sentence::new("expected ")
+                        .expected(shape)
+                        .text(", got ")
+                        .string(s)
+                        .done();
                     return self.error(ErrorCode::UnsupportedIntegerLiteral, detail);
                 }
             },
             other => return self.mismatch(shape, other),
         };
         if !shape.integer_fits(n) {
-            let detail = format!("expected {}, got {n}", expected(shape));
+            let detail = Sentence::new("expected ")
+                .expected(shape)
+                .text(", got ")
+                .integer(n)
+                .done();
             return self.error(ErrorCode::OutOfRange, detail);
         }
         // JSON numbers carry 64-bit integers exactly here (serde_json
@@ -545,15 +593,17 @@ impl Walker {
         if self.lenient() {
             let mut folded = values.iter().filter(|v| v.eq_ignore_ascii_case(s.trim()));
             if let (Some(only), None) = (folded.next(), folded.next()) {
-                self.warn(
-                    WarningCode::EnumCaseFolded,
-                    format!("{} was read as {only:?}", describe_str(s)),
-                );
+                let detail = Sentence::new("").string(s).text(" was read as ").quoted(only);
+                self.warn(WarningCode::EnumCaseFolded, detail.done());
                 *value = Value::String(only.clone());
                 return;
             }
         }
-        let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+        let detail = Sentence::new("expected ")
+            .expected(shape)
+            .text(", got ")
+            .string(s)
+            .done();
         self.error(ErrorCode::EnumOutOfRange, detail);
     }
 
@@ -592,17 +642,19 @@ impl Walker {
             elements.len()
         };
         if !shape.items_fit(len) {
-            let len = len as u64;
-            let detail = format!("expected {}, got {len} items", expected(shape));
+            let detail = Sentence::new("expected ")
+                .expected(shape)
+                .text(", got ")
+                .integer(len as i128)
+                .text(" items")
+                .done();
             self.error(ErrorCode::OutOfRange, detail);
         }
     }
 
     fn wrap_in_list(&mut self, value: &mut Value) {
-        self.warn(
-            WarningCode::ScalarCoercedToList,
-            format!("{} was wrapped in a list", describe_value(value)),
-        );
+        let detail = Sentence::new("").value(value).text(" was wrapped in a list");
+        self.warn(WarningCode::ScalarCoercedToList, detail.done());
         *value = Value::Array(vec![value.take()]);
     }
 
@@ -697,7 +749,7 @@ fn parse_json_of_kind(s: &str, open: char) -> Option<Value> {
 }
 
 /// What a string sent for an integer holds.
-enum IntegerLiteral {
+pub(super) enum IntegerLiteral {
     /// `"42"`, `" -7 "`, `"+3"`, or a whole number in float notation such as
     /// `"42.0"` or `"1e3"`.
     Integer(i128),
@@ -710,7 +762,7 @@ enum IntegerLiteral {
 /// Floats hold every integer exactly up to 2^53, and not all beyond.
 const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
 
-fn parse_integer_literal(s: &str) -> IntegerLiteral {
+pub(super) fn parse_integer_literal(s: &str) -> IntegerLiteral {
     let s = s.trim();
     if let Ok(n) = s.parse::<i128>() {
         return IntegerLiteral::Integer(n);

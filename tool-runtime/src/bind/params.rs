@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 
-use super::typed::{ParamSeed, Slot, give_up, parse_arguments};
+use super::typed::{Coerced, ParamSeed, Slot, give_up, parse_arguments};
 use crate::call::CallArguments;
 use crate::schema::Field;
 
@@ -24,11 +24,12 @@ pub trait Params {
     fn empty() -> Self::Slots;
 
     /// Reads the next value of `map` into the slot at `index`, the
-    /// parameter of `fields[index]`.
+    /// parameter of `fields[index]`, recording coercions in `coerced`.
     fn read<'de, A: MapAccess<'de>>(
         slots: &mut Self::Slots,
         index: usize,
         fields: &[Field],
+        coerced: Option<&Coerced>,
         map: &mut A,
     ) -> Result<(), A::Error>;
 }
@@ -38,7 +39,13 @@ impl Params for () {
 
     fn empty() {}
 
-    fn read<'de, A: MapAccess<'de>>(_: &mut (), _: usize, _: &[Field], _: &mut A) -> Result<(), A::Error> {
+    fn read<'de, A: MapAccess<'de>>(
+        _: &mut (),
+        _: usize,
+        _: &[Field],
+        _: Option<&Coerced>,
+        _: &mut A,
+    ) -> Result<(), A::Error> {
         // No parameter has this index: the fields and the type disagree.
         Err(give_up())
     }
@@ -55,24 +62,32 @@ impl<H: DeserializeOwned, T: Params> Params for (H, T) {
         slots: &mut Self::Slots,
         index: usize,
         fields: &[Field],
+        coerced: Option<&Coerced>,
         map: &mut A,
     ) -> Result<(), A::Error> {
         match (index, fields) {
-            (0, [field, ..]) => slots.0.fill(map.next_value_seed(ParamSeed::<H>::new(field))?),
-            (_, [_, rest @ ..]) => T::read(&mut slots.1, index - 1, rest, map),
+            (0, [field, ..]) => slots.0.fill(map.next_value_seed(ParamSeed::<H>::new(field, coerced))?),
+            (_, [_, rest @ ..]) => T::read(&mut slots.1, index - 1, rest, coerced, map),
             (_, []) => Err(give_up()),
         }
     }
 }
 
 /// Parses the arguments as sent into the slots of `P`, whose parameters are
-/// `fields` in order; `None` (a key that names no parameter, a value that
-/// does not fit exactly) sends the call to the full binder.
-pub fn parse_params<P: Params>(arguments: &CallArguments, fields: &[Field]) -> Option<P::Slots> {
+/// `fields` in order; with `coerced` (lenient mode), a parameter's own value
+/// may be coerced as the binder would, its warning recorded there. `None` (a
+/// key that names no parameter, a value that does not fit) sends the call to
+/// the full binder.
+pub fn parse_params<P: Params>(
+    arguments: &CallArguments,
+    fields: &[Field],
+    coerced: Option<&Coerced>,
+) -> Option<P::Slots> {
     parse_arguments(
         arguments,
         ParamsVisitor::<P> {
             fields,
+            coerced,
             marker: PhantomData,
         },
     )
@@ -80,6 +95,7 @@ pub fn parse_params<P: Params>(arguments: &CallArguments, fields: &[Field]) -> O
 
 struct ParamsVisitor<'f, P> {
     fields: &'f [Field],
+    coerced: Option<&'f Coerced>,
     marker: PhantomData<fn() -> P>,
 }
 
@@ -93,7 +109,13 @@ impl<'de, P: Params> Visitor<'de> for ParamsVisitor<'_, P> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<P::Slots, A::Error> {
         let mut slots = P::empty();
         while let Some(index) = map.next_key_seed(FieldIndex(self.fields))? {
-            P::read(&mut slots, index.ok_or_else(give_up)?, self.fields, &mut map)?;
+            P::read(
+                &mut slots,
+                index.ok_or_else(give_up)?,
+                self.fields,
+                self.coerced,
+                &mut map,
+            )?;
         }
         Ok(slots)
     }
@@ -140,10 +162,10 @@ mod tests {
     #[test]
     fn each_key_fills_its_own_slot_in_any_order() {
         let arguments = CallArguments::Text(r#"{"count": 3, "name": "a"}"#.into());
-        let (name, (count, ())) = parse_params::<Both>(&arguments, &fields()).unwrap();
+        let (name, (count, ())) = parse_params::<Both>(&arguments, &fields(), None).unwrap();
         assert!(matches!(name, Slot::Given(ref n) if n == "a"), "{name:?}");
         assert!(matches!(count, Slot::Given(3)), "{count:?}");
-        let (name, (count, ())) = parse_params::<Both>(&CallArguments::Text("{}".into()), &fields()).unwrap();
+        let (name, (count, ())) = parse_params::<Both>(&CallArguments::Text("{}".into()), &fields(), None).unwrap();
         assert!(matches!((name, count), (Slot::Absent, Slot::Absent)));
     }
 
@@ -157,12 +179,12 @@ mod tests {
             r#"{"name": "a"} {}"#,
         ] {
             assert!(
-                parse_params::<Both>(&CallArguments::Text(text.into()), &fields()).is_none(),
+                parse_params::<Both>(&CallArguments::Text(text.into()), &fields(), None).is_none(),
                 "{text}"
             );
         }
         // More fields than parameter types: the extra one is never read.
         let arguments = CallArguments::Text(r#"{"count": 1}"#.into());
-        assert!(parse_params::<(String, ())>(&arguments, &fields()).is_none());
+        assert!(parse_params::<(String, ())>(&arguments, &fields(), None).is_none());
     }
 }

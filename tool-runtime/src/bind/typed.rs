@@ -11,16 +11,57 @@
 //! no field, a value nested too deep) makes the parse give up, and the call
 //! goes through the full binder, which decides, warns and explains. Giving
 //! up is always safe; it only costs time.
+//!
+//! In lenient mode, when the registry hands it a [`Coerced`] record, the
+//! parse also takes the commonest coercions of a parameter's own value
+//! (not of values nested in it) exactly as the binder would, with the same
+//! warning: a string holding a boolean or an integer, and a single string
+//! for a list. Any other coercion still gives up.
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::{Mutex, PoisonError};
 
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
 };
 
+use super::describe::Sentence;
+use super::{IntegerLiteral, parse_integer_literal};
 use crate::call::CallArguments;
+use crate::codes::{Warning, WarningCode};
 use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape};
+
+/// The warnings of the coercions the typed parse made, for the registry to
+/// put on the result; read only when the parse succeeded.
+#[derive(Debug, Default)]
+pub struct Coerced(Mutex<Vec<Warning>>);
+
+impl Coerced {
+    fn record(&self, warning: Warning) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).push(warning);
+    }
+
+    /// The warnings recorded, in the order met.
+    pub(crate) fn into_warnings(self) -> Vec<Warning> {
+        self.0.into_inner().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Where a parameter's own value may record a coercion.
+#[derive(Clone, Copy)]
+struct Coercer<'s> {
+    record: &'s Coerced,
+    field: &'s Field,
+}
+
+impl Coercer<'_> {
+    /// A warning at the parameter, as the binder words it.
+    fn warn(&self, code: WarningCode, detail: Sentence) {
+        self.record
+            .record(Warning::new(code, self.field.name.clone(), detail.done()));
+    }
+}
 
 /// Parses the arguments as sent with `visitor`: raw text must be one JSON
 /// object with nothing after it; a value must be an object. `None` sends the
@@ -91,14 +132,17 @@ pub(super) fn give_up<E: de::Error>() -> E {
 /// other value through [`Checked`].
 pub(super) struct ParamSeed<'f, T> {
     field: &'f Field,
+    coerced: Option<&'f Coerced>,
     marker: PhantomData<fn() -> T>,
 }
 
 impl<'f, T> ParamSeed<'f, T> {
-    /// The seed for `field`.
-    pub fn new(field: &'f Field) -> Self {
+    /// The seed for `field`; with `coerced`, the value may be coerced
+    /// (lenient mode), its warning recorded there.
+    pub fn new(field: &'f Field, coerced: Option<&'f Coerced>) -> Self {
         ParamSeed {
             field,
+            coerced,
             marker: PhantomData,
         }
     }
@@ -108,6 +152,11 @@ impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for ParamSeed<'_, T> {
     type Value = Slot<T>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<T>, D::Error> {
+        if self.field.presence == Presence::Required && !self.field.shape.nullable {
+            // No `null` can fit: it gives up inside, as `Slot::Null` would
+            // when resolved, without asking first.
+            return self.visit_some(deserializer);
+        }
         deserializer.deserialize_option(self)
     }
 }
@@ -128,7 +177,12 @@ impl<'de, T: DeserializeOwned> Visitor<'de> for ParamSeed<'_, T> {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot<T>, D::Error> {
-        T::deserialize(Checked::new(deserializer, &self.field.shape)).map(Slot::Given)
+        let mut checked = Checked::new(deserializer, &self.field.shape);
+        checked.coerce = self.coerced.map(|record| Coercer {
+            record,
+            field: self.field,
+        });
+        T::deserialize(checked).map(Slot::Given)
     }
 }
 
@@ -142,6 +196,8 @@ struct Checked<'s, D> {
     null_refused: bool,
     /// Containers entered inside a `serde_json::Value` so far.
     depth: usize,
+    /// Set for a parameter's own value in lenient mode: it may be coerced.
+    coerce: Option<Coercer<'s>>,
 }
 
 impl<'s, D> Checked<'s, D> {
@@ -151,6 +207,7 @@ impl<'s, D> Checked<'s, D> {
             shape,
             null_refused: false,
             depth: 0,
+            coerce: None,
         }
     }
 
@@ -160,6 +217,7 @@ impl<'s, D> Checked<'s, D> {
             shape: self.shape,
             null_refused: self.null_refused,
             depth: self.depth,
+            coerce: self.coerce,
         }
     }
 }
@@ -249,6 +307,7 @@ struct CheckedVisitor<'s, V> {
     shape: &'s Shape,
     null_refused: bool,
     depth: usize,
+    coerce: Option<Coercer<'s>>,
 }
 
 impl<'s, V> CheckedVisitor<'s, V> {
@@ -271,6 +330,80 @@ impl<'s, V> CheckedVisitor<'s, V> {
             Kind::Enum(_) => self.shape.enum_has(s),
             Kind::Any => true,
             _ => false,
+        }
+    }
+
+    /// A string that does not fit: in lenient mode, for a parameter's own
+    /// value, read as the binder would coerce it, with its warning (a
+    /// boolean, an integer within its bounds, a single string for a list);
+    /// anything else gives up.
+    fn coerced_str<'de, E: de::Error>(self, s: &str) -> Result<V::Value, E>
+    where
+        V: Visitor<'de>,
+    {
+        let Some(coerce) = self.coerce else {
+            return Err(give_up());
+        };
+        match &self.shape.kind {
+            Kind::Boolean => {
+                let trimmed = s.trim();
+                let b = if trimmed.eq_ignore_ascii_case("true") {
+                    true
+                } else if trimmed.eq_ignore_ascii_case("false") {
+                    false
+                } else {
+                    return Err(give_up());
+                };
+                let value = self.inner.visit_bool(b)?;
+                let read_as = if b { " was read as true" } else { " was read as false" };
+                coerce.warn(
+                    WarningCode::StringConvertedToBoolean,
+                    Sentence::new("").string(s).text(read_as),
+                );
+                Ok(value)
+            }
+            Kind::Integer { .. } => {
+                let IntegerLiteral::Integer(n) = parse_integer_literal(s) else {
+                    return Err(give_up());
+                };
+                if !self.shape.integer_fits(n) {
+                    return Err(give_up());
+                }
+                // As the binder's JSON number would be read: unsigned when
+                // it is not negative.
+                let value = match (u64::try_from(n), i64::try_from(n)) {
+                    (Ok(u), _) => self.inner.visit_u64(u)?,
+                    (_, Ok(i)) => self.inner.visit_i64(i)?,
+                    _ => return Err(give_up()),
+                };
+                coerce.warn(
+                    WarningCode::StringConvertedToInteger,
+                    Sentence::new("")
+                        .string(s)
+                        .text(" was converted to the integer ")
+                        .integer(n),
+                );
+                Ok(value)
+            }
+            Kind::Array { items, unique } => {
+                // A string that may hold a JSON array is the binder's to
+                // read; a set's lower bound counts distinct items.
+                let bounded_set = *unique && self.shape.constraints.min_items.is_some();
+                if s.trim_start().starts_with('[') || bounded_set || !self.shape.items_fit(1) {
+                    return Err(give_up());
+                }
+                let value = self.inner.visit_seq(OneString {
+                    text: Some(s),
+                    items,
+                    marker: PhantomData,
+                })?;
+                coerce.warn(
+                    WarningCode::ScalarCoercedToList,
+                    Sentence::new("").string(s).text(" was wrapped in a list"),
+                );
+                Ok(value)
+            }
+            _ => Err(give_up()),
         }
     }
 
@@ -312,9 +445,30 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
             Kind::Any => true,
             _ => false,
         };
-        visit_str(&str) => |this, v| this.text_fits(v);
-        visit_borrowed_str(&'de str) => |this, v| this.text_fits(v);
-        visit_string(String) => |this, v| this.text_fits(&v);
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        if self.text_fits(v) {
+            self.inner.visit_str(v)
+        } else {
+            self.coerced_str(v)
+        }
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        if self.text_fits(v) {
+            self.inner.visit_borrowed_str(v)
+        } else {
+            self.coerced_str(v)
+        }
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        if self.text_fits(&v) {
+            self.inner.visit_string(v)
+        } else {
+            self.coerced_str(&v)
+        }
     }
 
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
@@ -339,6 +493,7 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
             shape: self.shape,
             null_refused: self.null_refused,
             depth: self.depth,
+            coerce: self.coerce,
         };
         self.inner.visit_some(checked)
     }
@@ -349,6 +504,7 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
             shape: self.shape,
             null_refused: self.null_refused,
             depth: self.depth,
+            coerce: self.coerce,
         };
         self.inner.visit_newtype_struct(checked)
     }
@@ -561,7 +717,32 @@ impl<'de, T: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, T> {
             shape: self.shape,
             null_refused: self.null_refused,
             depth: self.depth,
+            coerce: None,
         })
+    }
+}
+
+/// A single string read as a list of it (`scalar_coerced_to_list`): its one
+/// element must fit the items exactly.
+struct OneString<'a, 's, E> {
+    text: Option<&'a str>,
+    items: &'s Shape,
+    marker: PhantomData<fn() -> E>,
+}
+
+impl<'de, E: de::Error> SeqAccess<'de> for OneString<'_, '_, E> {
+    type Error = E;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, E> {
+        let Some(text) = self.text.take() else {
+            return Ok(None);
+        };
+        let element = de::value::StrDeserializer::<E>::new(text);
+        seed.deserialize(Checked::new(element, self.items)).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(usize::from(self.text.is_some()))
     }
 }
 

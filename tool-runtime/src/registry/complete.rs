@@ -117,9 +117,9 @@ impl ToolRegistry {
             warnings,
             errors,
         };
-        for field in &definition.params().fields {
+        for (index, field) in definition.params().fields.iter().enumerate() {
             let (value, source) = match (map.remove(&field.name), field.presence) {
-                (Some(v), _) if refused.contains(&field.name) => (Some(v), ValueSource::Refused),
+                (Some(v), _) if refused.contains(&index) => (Some(v), ValueSource::Refused),
                 (Some(Value::Null), Presence::Optional) | (None, Presence::Optional) => (None, ValueSource::Unset),
                 (Some(v), _) => (Some(v), ValueSource::Provided),
                 (None, Presence::Defaulted) => (field.default.clone(), ValueSource::Default),

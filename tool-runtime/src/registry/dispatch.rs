@@ -1,8 +1,10 @@
 //! Running calls: binding, the time limit, panic isolation, cancellation,
 //! and ordered concurrency for the calls of one model message.
 //!
-//! A call whose arguments are already exactly right takes the tool's typed
-//! fast path ([`Tool::invoke_fast`]); any other goes through the full binder.
+//! A call whose arguments are already exactly right, or need only the
+//! commonest coercions of a parameter's own value (lenient mode), takes the
+//! tool's typed fast path ([`Tool::invoke_fast`]); any other goes through
+//! the full binder.
 //! Both give the same result for the same arguments. What a call does not
 //! need it does not pay for: a tool that takes no context gets none, a
 //! future that finishes on its first poll never arms the timer, and a
@@ -18,13 +20,13 @@ use futures_util::StreamExt as _;
 use tokio::time::Instant;
 
 use super::ToolRegistry;
-use crate::bind::{self, BoundArguments, Report};
+use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
 use crate::call::{CallArguments, ToolCall};
 use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
 use crate::result::{Outcome, ToolResult};
 use crate::text::panic_message;
-use crate::tool::{Tool, ToolFuture};
+use crate::tool::{Tool, ToolDefinition, ToolFuture};
 
 impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (a `serde_json::Value` or the
@@ -33,25 +35,30 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub async fn call(&self, name: &str, arguments: impl Into<CallArguments>) -> ToolResult {
-        self.bounded(self.run(ToolCall::new(name, arguments), None, None).await)
+        let mut result = self.run(ToolCall::new(name, arguments), None, None).await;
+        self.bound(&mut result);
+        result
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        self.bounded(self.run(call, None, None).await)
+        let mut result = self.run(call, None, None).await;
+        self.bound(&mut result);
+        result
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        self.bounded(self.run(call, Some(cancellation), None).await)
+        let mut result = self.run(call, Some(cancellation), None).await;
+        self.bound(&mut result);
+        result
     }
 
-    /// Cuts the text of a result to the registry's output limit.
-    fn bounded(&self, result: ToolResult) -> ToolResult {
-        match self.settings.max_output_bytes {
-            Some(max) => result.with_text_cut(max),
-            None => result,
+    /// Cuts the text of a result to the registry's output limit, in place.
+    fn bound(&self, result: &mut ToolResult) {
+        if let Some(max) = self.settings.max_output_bytes {
+            result.cut_text(max);
         }
     }
 
@@ -63,7 +70,11 @@ impl ToolRegistry {
     /// for the concurrency limit counts against it.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolResult> {
         let made = Some(Instant::now());
-        let run = |call| async move { self.bounded(self.run(call, None, made).await) };
+        let run = |call| async move {
+            let mut result = self.run(call, None, made).await;
+            self.bound(&mut result);
+            result
+        };
         futures_util::stream::iter(calls.into_iter().map(run))
             .buffered(self.settings.concurrency)
             .collect()
@@ -101,8 +112,13 @@ impl ToolRegistry {
         // cancels another that shares it. It exists only when someone can
         // raise it and the tool can see it.
         let own = (external.is_some() || definition.takes_context()).then(Cancellation::new);
+        // In lenient mode the typed parse may make the commonest coercions
+        // itself, recording their warnings here.
+        let coerced = Coerced::default();
+        let lenient = self.mode_for(definition) == BindMode::Lenient;
         let scope = CallScope::new(id.as_deref(), &name, own.as_ref(), &self.states)
-            .with_null_as_absent(self.settings.null_is_absent);
+            .with_null_as_absent(self.settings.null_is_absent)
+            .with_coercions(lenient.then_some(&coerced));
 
         let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
@@ -113,10 +129,10 @@ impl ToolRegistry {
             None
         };
         let (future, warnings) = match fast {
-            Some(future) => (future, Vec::new()),
+            Some(future) => (future, fast_warnings(definition, coerced.into_warnings())),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
-                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(&name, id, report),
+                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(name, id, report),
                 Err(Failure::Panic(panic)) => return panicked(&name, id, &*panic),
             },
         };
@@ -138,9 +154,8 @@ impl ToolRegistry {
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
-        let (mut map, decoded) = self
-            .argument_object(arguments)
-            .map_err(|e| Failure::Arguments(Report::error(e)))?;
+        // The size was checked before the fast path.
+        let (mut map, decoded) = bind::argument_object(arguments).map_err(|e| Failure::Arguments(Report::error(e)))?;
         let mut report = bind::normalize(
             definition.params(),
             &mut map,
@@ -148,11 +163,7 @@ impl ToolRegistry {
             self.settings.null_is_absent,
         );
         report.warnings.splice(0..0, decoded);
-        // One event per call, however many values were coerced.
-        if let Some(first) = report.warnings.first() {
-            let count = report.warning_count();
-            tracing::warn!(tool = %definition.name(), warnings = count, first = %first, "tool arguments coerced");
-        }
+        log_coerced(definition, &report.warnings, report.warning_count());
         if report.refused() {
             return Err(Failure::Arguments(report));
         }
@@ -284,6 +295,24 @@ enum Waited<T> {
 enum Failure {
     Arguments(Report),
     Panic(Box<dyn Any + Send>),
+}
+
+/// The warnings of the typed parse's coercions, in the binder's order (the
+/// parameters' order, not the keys'), logged as the binder's are.
+fn fast_warnings(definition: &ToolDefinition, mut warnings: Vec<Warning>) -> Vec<Warning> {
+    if warnings.len() > 1 {
+        let fields = &definition.params().fields;
+        warnings.sort_by_key(|w| fields.iter().position(|f| f.name == w.path));
+    }
+    log_coerced(definition, &warnings, warnings.len());
+    warnings
+}
+
+/// One event per call, however many values were coerced.
+fn log_coerced(definition: &ToolDefinition, warnings: &[Warning], count: usize) {
+    if let Some(first) = warnings.first() {
+        tracing::warn!(tool = %definition.name(), warnings = count, first = %first, "tool arguments coerced");
+    }
 }
 
 /// Runs the synchronous start of a call (taking the parameters, a plain
