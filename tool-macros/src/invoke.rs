@@ -169,6 +169,8 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
             let #local: #ty = #slot.resolve(&__fields[#position], __scope.null_is_absent(), || #default)?;
         }
     });
+    let names = params.iter().map(|(_, param)| param.wire_name());
+    let positions = 0..params.len();
     let injected = injected(model);
     let all: Vec<_> = (0..model.params.len()).map(local).collect();
     quote! {
@@ -179,7 +181,13 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
             __scope: &#p::CallScope<'_>,
         ) -> #p::Option<#p::ToolFuture> {
             let __fields: &[#p::Field] = &<Self as #p::Tool>::definition(self).params().fields;
-            let #slots = #p::parse_params::<#list>(__arguments, __fields, #p::coerced(__scope))?;
+            fn __index(__key: &str) -> #p::Option<usize> {
+                match __key {
+                    #(#names => #p::Some(#positions),)*
+                    _ => #p::None,
+                }
+            }
+            let #slots = #p::parse_params::<#list>(__arguments, __fields, #p::coerced(__scope), __index)?;
             #(#finals)*
             #(#injected)*
             #p::Some(__run(#(#all),*))

@@ -2,8 +2,9 @@
 //! here for every tool: a tool's parameter types come as a list type
 //! (`(A, (B, (C, ())))`, in the order of its fields) and each key read goes
 //! to its parameter's slot through [`ParamSeed`]. What `#[tool]` generates
-//! is then a call and the slots' resolution, not a visitor of its own per
-//! tool, which kept every crate of tools compiling the same logic again.
+//! is then a call, a `match` from key to parameter, and the slots'
+//! resolution, not a visitor of its own per tool, which kept every crate
+//! of tools compiling the same logic again.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -58,6 +59,9 @@ impl<H: DeserializeOwned, T: Params> Params for (H, T) {
         (Slot::Absent, T::empty())
     }
 
+    // Inlined down the list: reading a key is then one comparison per
+    // parameter before it, as in a `match` written by hand.
+    #[inline(always)]
     fn read<'de, A: MapAccess<'de>>(
         slots: &mut Self::Slots,
         index: usize,
@@ -74,20 +78,23 @@ impl<H: DeserializeOwned, T: Params> Params for (H, T) {
 }
 
 /// Parses the arguments as sent into the slots of `P`, whose parameters are
-/// `fields` in order; with `coerced` (lenient mode), a parameter's own value
-/// may be coerced as the binder would, its warning recorded there. `None` (a
-/// key that names no parameter, a value that does not fit) sends the call to
-/// the full binder.
+/// `fields` in order; `index` finds a key's parameter (the tool's own
+/// `match` over its names, which beats any search of `fields`). With
+/// `coerced` (lenient mode), a parameter's own value may be coerced as the
+/// binder would, its warning recorded there. `None` (a key that names no
+/// parameter, a value that does not fit) sends the call to the full binder.
 pub fn parse_params<P: Params>(
     arguments: &CallArguments,
     fields: &[Field],
     coerced: Option<&Coerced>,
+    index: fn(&str) -> Option<usize>,
 ) -> Option<P::Slots> {
     parse_arguments(
         arguments,
         ParamsVisitor::<P> {
             fields,
             coerced,
+            index,
             marker: PhantomData,
         },
     )
@@ -96,6 +103,7 @@ pub fn parse_params<P: Params>(
 struct ParamsVisitor<'f, P> {
     fields: &'f [Field],
     coerced: Option<&'f Coerced>,
+    index: fn(&str) -> Option<usize>,
     marker: PhantomData<fn() -> P>,
 }
 
@@ -108,24 +116,19 @@ impl<'de, P: Params> Visitor<'de> for ParamsVisitor<'_, P> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<P::Slots, A::Error> {
         let mut slots = P::empty();
-        while let Some(index) = map.next_key_seed(FieldIndex(self.fields))? {
-            P::read(
-                &mut slots,
-                index.ok_or_else(give_up)?,
-                self.fields,
-                self.coerced,
-                &mut map,
-            )?;
+        while let Some(index) = map.next_key_seed(KeyIndex(self.index))? {
+            let index = index.ok_or_else(give_up)?;
+            P::read(&mut slots, index, self.fields, self.coerced, &mut map)?;
         }
         Ok(slots)
     }
 }
 
-/// Reads a key as the index of the field it names, without copying it;
-/// `None` for a key that names none.
-struct FieldIndex<'f>(&'f [Field]);
+/// Reads a key as the index of the parameter it names, without copying
+/// it; `None` for a key that names none.
+struct KeyIndex(fn(&str) -> Option<usize>);
 
-impl<'de> DeserializeSeed<'de> for FieldIndex<'_> {
+impl<'de> DeserializeSeed<'de> for KeyIndex {
     type Value = Option<usize>;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
@@ -133,7 +136,7 @@ impl<'de> DeserializeSeed<'de> for FieldIndex<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for FieldIndex<'_> {
+impl<'de> Visitor<'de> for KeyIndex {
     type Value = Option<usize>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -141,7 +144,7 @@ impl<'de> Visitor<'de> for FieldIndex<'_> {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|field| field.name == key))
+        Ok((self.0)(key))
     }
 }
 
@@ -159,13 +162,18 @@ mod tests {
 
     type Both = (String, (u32, ()));
 
+    fn index(key: &str) -> Option<usize> {
+        ["name", "count"].iter().position(|name| *name == key)
+    }
+
     #[test]
     fn each_key_fills_its_own_slot_in_any_order() {
         let arguments = CallArguments::Text(r#"{"count": 3, "name": "a"}"#.into());
-        let (name, (count, ())) = parse_params::<Both>(&arguments, &fields(), None).unwrap();
+        let (name, (count, ())) = parse_params::<Both>(&arguments, &fields(), None, index).unwrap();
         assert!(matches!(name, Slot::Given(ref n) if n == "a"), "{name:?}");
         assert!(matches!(count, Slot::Given(3)), "{count:?}");
-        let (name, (count, ())) = parse_params::<Both>(&CallArguments::Text("{}".into()), &fields(), None).unwrap();
+        let (name, (count, ())) =
+            parse_params::<Both>(&CallArguments::Text("{}".into()), &fields(), None, index).unwrap();
         assert!(matches!((name, count), (Slot::Absent, Slot::Absent)));
     }
 
@@ -179,12 +187,12 @@ mod tests {
             r#"{"name": "a"} {}"#,
         ] {
             assert!(
-                parse_params::<Both>(&CallArguments::Text(text.into()), &fields(), None).is_none(),
+                parse_params::<Both>(&CallArguments::Text(text.into()), &fields(), None, index).is_none(),
                 "{text}"
             );
         }
         // More fields than parameter types: the extra one is never read.
         let arguments = CallArguments::Text(r#"{"count": 1}"#.into());
-        assert!(parse_params::<(String, ())>(&arguments, &fields(), None).is_none());
+        assert!(parse_params::<(String, ())>(&arguments, &fields(), None, index).is_none());
     }
 }

@@ -326,35 +326,30 @@ fn expected_phrases_name_types_bounds_and_values() {
     assert_eq!(expected(&Vec::<String>::shape()), "a list of strings");
 }
 
-/// The fastest of three runs of `f`, to keep a loaded machine's noise out
-/// of relative measurements.
-fn fastest(mut f: impl FnMut()) -> std::time::Duration {
-    (0..3)
-        .map(|_| {
-            let start = std::time::Instant::now();
-            f();
-            start.elapsed()
-        })
-        .min()
-        .unwrap()
-}
-
+/// That binding a large set stays near-linear (it rescanned the list for
+/// each item) is measured in instructions by `cargo bench --bench dispatch
+/// -- scaling`, not timed here; this checks the answer at that scale.
 #[test]
-fn binding_a_set_is_not_quadratic() {
+fn a_large_set_is_bound_with_its_items_counted_right() {
     let object = one("ids", std::collections::BTreeSet::<u64>::shape());
     let args = |n: u64| json!({ "ids": (0..n).collect::<Vec<_>>() });
-    // 40,000 items, as reported: distinct items are counted right.
-    let (_, warnings, errors) = lenient(&object, args(40_000));
-    assert!(warnings.is_empty() && errors.is_empty(), "{errors:?}");
-    let (small, large) = (args(10_000), args(100_000));
-    let cost = |value: &Value| {
-        fastest(|| {
-            let _ = lenient(&object, value.clone());
-        })
-    };
-    let (small, large) = (cost(&small), cost(&large));
-    // Near-linear gives about 10x; the old rescan gave about 100x.
-    assert!(large < small * 30, "10k items: {small:?}, 100k items: {large:?}");
+    for n in [40_000, 100_000] {
+        let (out, warnings, errors) = lenient(&object, args(n));
+        assert!(warnings.is_empty() && errors.is_empty(), "{errors:?}");
+        assert_eq!(out["ids"].as_array().map(Vec::len), Some(n as usize));
+    }
+    // A set's bound counts distinct items: 50,000 and a repeat fit 50,000.
+    let bounded = one(
+        "ids",
+        std::collections::BTreeSet::<u64>::shape().constrain(Constraints::default().max_items(50_000)),
+    );
+    let mut repeated = (0..50_000u64).collect::<Vec<_>>();
+    repeated.push(7);
+    let (_, _, errors) = lenient(&bounded, json!({ "ids": repeated.clone() }));
+    assert!(errors.is_empty(), "{errors:?}");
+    repeated.push(50_000);
+    let (_, _, errors) = lenient(&bounded, json!({ "ids": repeated }));
+    assert_eq!(errors, ["out_of_range:ids"]);
 }
 
 #[test]
@@ -421,8 +416,10 @@ fn integers_are_read_exactly_or_refused() {
     assert_eq!(lenient(&object, parsed(r#"{"n": 1e20}"#)).2, ["out_of_range:n"]);
 }
 
+/// Near-linearity (removing a key shifted what followed) is measured by
+/// `cargo bench --bench dispatch -- scaling`; this checks the answer.
 #[test]
-fn many_unknown_keys_in_a_nested_object_are_not_quadratic() {
+fn many_unknown_keys_in_a_nested_object_are_each_removed() {
     let inner = params(vec![Field::new("a", u8::shape().describe("d"), false, "u8")]);
     let object = one("inner", Shape::new(Kind::Object(inner)));
     let args = |n: usize| {
@@ -433,19 +430,15 @@ fn many_unknown_keys_in_a_nested_object_are_not_quadratic() {
         }
         json!({ "inner": Value::Object(map) })
     };
-    let (out, warnings, _) = lenient(&object, args(10));
-    assert_eq!(
-        out,
-        json!({"inner": {"a": 1}}),
-        "unknown keys of a nested object are removed"
-    );
-    assert_eq!(warnings.len(), 10);
-    let (small, large) = (args(10_000), args(100_000));
-    let cost = |value: &Value| {
-        fastest(|| {
-            let _ = lenient(&object, value.clone());
-        })
-    };
-    let (small, large) = (cost(&small), cost(&large));
-    assert!(large < small * 30, "10k keys: {small:?}, 100k keys: {large:?}");
+    for n in [10, 100_000] {
+        let (out, warnings, errors) = lenient(&object, args(n));
+        assert_eq!(
+            out,
+            json!({"inner": {"a": 1}}),
+            "unknown keys of a nested object are removed"
+        );
+        // Every key is removed; the first ones are each recorded.
+        assert_eq!(warnings.len(), n.min(MAX_RECORDED_PROBLEMS));
+        assert!(errors.is_empty(), "{errors:?}");
+    }
 }
