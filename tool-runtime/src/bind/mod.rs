@@ -424,16 +424,7 @@ impl Walker {
     fn boolean(&mut self, shape: &Shape, value: &mut Value) {
         let coerced = match value {
             Value::Bool(_) => return,
-            Value::String(s) if self.lenient() => {
-                let s = s.trim();
-                if s.eq_ignore_ascii_case("true") {
-                    Some((true, WarningCode::StringConvertedToBoolean))
-                } else if s.eq_ignore_ascii_case("false") {
-                    Some((false, WarningCode::StringConvertedToBoolean))
-                } else {
-                    None
-                }
-            }
+            Value::String(s) if self.lenient() => text_boolean(s).map(|b| (b, WarningCode::StringConvertedToBoolean)),
             Value::Number(n) if self.lenient() => match n.as_f64() {
                 Some(1.0) => Some((true, WarningCode::NumberCoercedToBoolean)),
                 Some(0.0) => Some((false, WarningCode::NumberCoercedToBoolean)),
@@ -443,10 +434,7 @@ impl Walker {
         };
         match coerced {
             Some((b, code)) => {
-                let detail =
-                    Sentence::new("")
-                        .value(value)
-                        .text(if b { " was read as true" } else { " was read as false" });
+                let detail = Sentence::new("").value(value).text(read_as(b));
                 self.warn(code, detail.done());
                 *value = Value::Bool(b);
             }
@@ -501,14 +489,7 @@ impl Walker {
             Value::String(s) if self.lenient() => match parse_integer_literal(s) {
                 IntegerLiteral::Integer(n) => (
                     n,
-                    Some((
-                        WarningCode::StringConvertedToInteger,
-                        Sentence::new("")
-                            .string(s)
-                            .text(" was converted to the integer ")
-                            .integer(n)
-                            .done(),
-                    )),
+                    Some((WarningCode::StringConvertedToInteger, converted_to_integer(s, n).done())),
                 ),
                 IntegerLiteral::Huge => {
                     let detail = Sentence::new("expected ")
@@ -653,7 +634,7 @@ impl Walker {
     }
 
     fn wrap_in_list(&mut self, value: &mut Value) {
-        let detail = Sentence::new("").value(value).text(" was wrapped in a list");
+        let detail = wrapped_in_list(Sentence::new("").value(value));
         self.warn(WarningCode::ScalarCoercedToList, detail.done());
         *value = Value::Array(vec![value.take()]);
     }
@@ -689,6 +670,40 @@ impl Walker {
 /// written as canonical JSON text (object keys sorted, so values equal as
 /// `Value`s give equal text whatever their key order), and the texts are
 /// sorted and counted once each.
+/// The lenient readings both binding paths make of a string, each with
+/// the end of its warning: one rule each, whichever path meets the value.
+///
+/// The boolean a string stands for: `true` or `false` in any case, with
+/// spaces around.
+pub(super) fn text_boolean(s: &str) -> Option<bool> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if s.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// How the warning of a value read as a boolean ends.
+pub(super) fn read_as(b: bool) -> &'static str {
+    if b { " was read as true" } else { " was read as false" }
+}
+
+/// The warning of string `s` read as the integer `n`.
+pub(super) fn converted_to_integer(s: &str, n: i128) -> Sentence {
+    Sentence::new("")
+        .string(s)
+        .text(" was converted to the integer ")
+        .integer(n)
+}
+
+/// The warning of a single value `value` wrapped in a list.
+pub(super) fn wrapped_in_list(value: Sentence) -> Sentence {
+    value.text(" was wrapped in a list")
+}
+
 fn distinct(items: &[Value]) -> usize {
     let mut texts: Vec<String> = items
         .iter()

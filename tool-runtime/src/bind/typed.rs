@@ -27,7 +27,7 @@ use serde::de::{
 };
 
 use super::describe::Sentence;
-use super::{IntegerLiteral, parse_integer_literal};
+use super::{IntegerLiteral, converted_to_integer, parse_integer_literal, read_as, text_boolean, wrapped_in_list};
 use crate::call::CallArguments;
 use crate::codes::{Warning, WarningCode};
 use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape};
@@ -346,19 +346,11 @@ impl<'s, V> CheckedVisitor<'s, V> {
         };
         match &self.shape.kind {
             Kind::Boolean => {
-                let trimmed = s.trim();
-                let b = if trimmed.eq_ignore_ascii_case("true") {
-                    true
-                } else if trimmed.eq_ignore_ascii_case("false") {
-                    false
-                } else {
-                    return Err(give_up());
-                };
+                let b = text_boolean(s).ok_or_else(give_up)?;
                 let value = self.inner.visit_bool(b)?;
-                let read_as = if b { " was read as true" } else { " was read as false" };
                 coerce.warn(
                     WarningCode::StringConvertedToBoolean,
-                    Sentence::new("").string(s).text(read_as),
+                    Sentence::new("").string(s).text(read_as(b)),
                 );
                 Ok(value)
             }
@@ -376,13 +368,7 @@ impl<'s, V> CheckedVisitor<'s, V> {
                     (_, Ok(i)) => self.inner.visit_i64(i)?,
                     _ => return Err(give_up()),
                 };
-                coerce.warn(
-                    WarningCode::StringConvertedToInteger,
-                    Sentence::new("")
-                        .string(s)
-                        .text(" was converted to the integer ")
-                        .integer(n),
-                );
+                coerce.warn(WarningCode::StringConvertedToInteger, converted_to_integer(s, n));
                 Ok(value)
             }
             Kind::Array { items, unique } => {
@@ -399,7 +385,7 @@ impl<'s, V> CheckedVisitor<'s, V> {
                 })?;
                 coerce.warn(
                     WarningCode::ScalarCoercedToList,
-                    Sentence::new("").string(s).text(" was wrapped in a list"),
+                    wrapped_in_list(Sentence::new("").string(s)),
                 );
                 Ok(value)
             }
