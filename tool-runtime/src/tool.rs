@@ -33,7 +33,7 @@ pub trait Tool: Send + Sync + 'static {
     /// Starts the call straight from the arguments as sent, when they are
     /// already exactly right (no coercion, no default replacing a `null`, no
     /// unknown key, every bound met); `None` sends the call through
-    /// [`normalize`](crate::bind::normalize) and [`Tool::invoke`]. In lenient
+    /// the full binder and [`Tool::invoke`]. In lenient
     /// mode the registry's `scope` also lets it make the commonest coercions
     /// of a parameter's own value, exactly as the binder would, recording
     /// the same warnings. `#[tool]` implements it with a typed parse; a
@@ -147,14 +147,14 @@ impl ToolDefinition {
         }
     }
 
-    /// Declares that the tool takes a [`ToolContext`], so the registry
+    /// Declares that the tool takes a [`ToolContext`](crate::ToolContext), so the registry
     /// gives each call a cancellation signal it raises on time-out.
     pub fn with_context_param(mut self, takes_context: bool) -> Self {
         self.takes_context = takes_context;
         self
     }
 
-    /// Whether the tool takes a [`ToolContext`].
+    /// Whether the tool takes a [`ToolContext`](crate::ToolContext).
     pub fn takes_context(&self) -> bool {
         self.takes_context
     }

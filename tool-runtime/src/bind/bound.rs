@@ -19,7 +19,7 @@ pub struct BoundArguments {
 }
 
 impl BoundArguments {
-    /// Wraps an argument object that [`normalize`] accepted.
+    /// Wraps an argument object that the binder accepted.
     pub fn new(map: Map<String, Value>) -> Self {
         BoundArguments {
             map,

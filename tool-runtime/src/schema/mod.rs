@@ -6,7 +6,7 @@
 //! renders the portable schema of SPEC section 3 from the same model, so what
 //! the model is told and what the binder enforces cannot drift apart.
 //!
-//! Types become shapes through [`ToolParam`], implemented here for the
+//! Types become shapes through [`ToolParam`](crate::ToolParam), implemented here for the
 //! standard types and by `#[derive(ToolParam)]` for a user's own structs and
 //! unit-variant enums.
 
