@@ -16,11 +16,13 @@ use crate::schema::Schema;
 /// order when it answers `tools/list`; `None` when it is anything else and
 /// goes out as it is.
 pub(crate) fn ordered_tools_list(message: &[u8], registry: &ToolRegistry) -> Option<Vec<u8>> {
-    // Cheap test first: almost every message is something else.
-    if !contains(message, b"\"inputSchema\"") || !contains(message, b"\"tools\"") {
+    // Cheap test first (a substring search, not a parse): almost every
+    // message is something else.
+    let text = std::str::from_utf8(message).ok()?;
+    if !text.contains("\"inputSchema\"") || !text.contains("\"tools\"") {
         return None;
     }
-    let Value::Object(mut envelope) = serde_json::from_slice::<Value>(message).ok()? else {
+    let Value::Object(mut envelope) = serde_json::from_str::<Value>(text).ok()? else {
         return None;
     };
     let Some(Value::Object(result)) = envelope.get_mut("result") else {
@@ -41,10 +43,6 @@ pub(crate) fn ordered_tools_list(message: &[u8], registry: &ToolRegistry) -> Opt
         tools: &tools,
     })
     .ok()
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// The JSON-RPC envelope with its `result.tools` written from `tools`.
