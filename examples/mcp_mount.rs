@@ -98,7 +98,7 @@ async fn main() -> ExitCode {
     };
     let result = registry.call(&name, arguments).await.with_warnings_shown();
     let summary = serde_json::json!({
-        "tool": result.tool,
+        "tool": result.tool(),
         "is_error": result.is_error,
         "text": result.text(),
         "structured_content": result.structured_content.clone().unwrap_or(Value::Null),

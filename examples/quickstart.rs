@@ -37,7 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let results = registry.call_all(calls).await;
     for result in &results {
         for warning in &result.warnings {
-            eprintln!("warning: {}: {warning}", result.tool);
+            eprintln!("warning: {}: {warning}", result.tool());
         }
     }
     println!("\n== Reply (`role: \"user\"` message of `tool_result` blocks) ==");

@@ -442,10 +442,10 @@ fn a_nested_unknown_key_is_warned_about_on_either_path() {
 
 #[tokio::test]
 async fn the_fast_path_takes_right_arguments_and_declines_the_rest() {
-    use tool_runtime::{CallArguments, CallScope, Tool};
+    use tool_runtime::{CallScope, Tool};
     let tool = fast::FastProbe;
     let scope = CallScope::detached("fast_probe");
-    let fast = |args: &str| tool.invoke_fast(&CallArguments::Text(args.to_owned()), &scope);
+    let fast = |args: &str| tool.invoke_fast(&args.into(), &scope);
     for right in [
         r#"{"pattern": "a"}"#,
         r#"{"pattern": "a", "max_results": 5, "files": ["x"], "mode": "write", "window": {"start": 1}}"#,

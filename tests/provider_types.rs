@@ -504,7 +504,7 @@ fn check_turn_results(provider: &str, results: &[ToolResult]) {
     let expected = turn_with_outcomes();
     assert_eq!(results.len(), expected.len(), "{provider}: one result per call");
     for (result, (name, _, fails)) in results.iter().zip(&expected) {
-        assert_eq!(result.tool, *name, "{provider}: results in call order");
+        assert_eq!(result.tool(), *name, "{provider}: results in call order");
         assert_eq!(
             result.is_error,
             *fails,
@@ -544,7 +544,7 @@ async fn anthropic_cases(registry: &ToolRegistry, cases: &mut Cases) {
     );
     for result in &results {
         let message = anthropic::reply(std::slice::from_ref(result)).unwrap();
-        cases.add("anthropic_message", format!("reply {}", result.tool), message);
+        cases.add("anthropic_message", format!("reply {}", result.tool()), message);
     }
 }
 
@@ -602,7 +602,7 @@ async fn gemini_cases(registry: &ToolRegistry, cases: &mut Cases) {
         for result in &results {
             cases.add(
                 "gemini_content",
-                format!("reply {label} {}", result.tool),
+                format!("reply {label} {}", result.tool()),
                 gemini::reply(std::slice::from_ref(result)).unwrap(),
             );
         }
@@ -638,22 +638,22 @@ async fn mcp_cases(registry: &ToolRegistry, cases: &mut Cases) {
         let value = mcp::reply(result);
         // MCP: a tool with an output schema must return structured content
         // that conforms to it.
-        if let (Some(schema), false) = (output_schemas.get(result.tool.as_str()), result.is_error) {
+        if let (Some(schema), false) = (output_schemas.get(result.tool()), result.is_error) {
             let structured = value.get("structuredContent").unwrap_or_else(|| {
                 panic!(
                     "{}: a tool with an output schema returned no structuredContent",
-                    result.tool
+                    result.tool()
                 )
             });
             cases.instance(
-                format!("mcp structuredContent of {} vs outputSchema", result.tool),
+                format!("mcp structuredContent of {} vs outputSchema", result.tool()),
                 schema,
                 structured,
             );
         }
         cases.add(
             "mcp_call_tool_result",
-            format!("call_tool_result[{i}] {}", result.tool),
+            format!("call_tool_result[{i}] {}", result.tool()),
             value,
         );
     }

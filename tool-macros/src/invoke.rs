@@ -177,7 +177,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
         #[allow(unused_variables, unused_mut)]
         fn invoke_fast(
             &self,
-            __arguments: &#p::CallArguments,
+            __arguments: &#p::Arguments<'_>,
             __scope: &#p::CallScope<'_>,
         ) -> #p::Option<#p::ToolFuture> {
             let __fields: &[#p::Field] = &<Self as #p::Tool>::definition(self).params().fields;

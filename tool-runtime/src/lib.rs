@@ -26,7 +26,7 @@ mod text;
 mod tool;
 
 pub use bind::{BindMode, BoundArguments};
-pub use call::{CallArguments, ToolCall};
+pub use call::{Arguments, CallArguments, ToolCall};
 pub use codes::{CallError, ErrorCode, Warning, WarningCode};
 pub use context::{CallScope, Cancellation, State, ToolContext};
 pub use lint::{LintFinding, LintRule};

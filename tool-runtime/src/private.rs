@@ -9,7 +9,7 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::bind::{BindMode, BoundArguments, Coerced, Params, Slot, parse_params};
-pub use crate::call::CallArguments;
+pub use crate::call::Arguments;
 pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
 pub use crate::diagnostics::*;

@@ -2,6 +2,7 @@
 //! to know besides (warnings, error codes, how the call ended).
 
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -41,8 +42,8 @@ pub enum Outcome {
 pub struct ToolResult {
     /// The provider's id of the call, when it came with one.
     pub call_id: Option<String>,
-    /// The tool's name as called.
-    pub tool: String,
+    /// The tool's name as called; read through [`ToolResult::tool`].
+    tool: Arc<str>,
     /// The call failed in any way; providers mark such results as errors.
     /// [`ToolResult::outcome`] says how.
     pub is_error: bool,
@@ -67,11 +68,11 @@ impl ToolResult {
     /// that runs a call itself (an approval step answering for the tool, a
     /// test) sends back. `output.is_error` makes it a `ToolFailed` result.
     pub fn new(tool: impl Into<String>, call_id: Option<String>, output: ToolOutput) -> Self {
-        Self::from_output(tool.into(), call_id, output, Vec::new())
+        Self::from_output(Arc::from(tool.into()), call_id, output, Vec::new())
     }
 
     pub(crate) fn from_output(
-        tool: String,
+        tool: Arc<str>,
         call_id: Option<String>,
         output: ToolOutput,
         warnings: Vec<Warning>,
@@ -93,6 +94,11 @@ impl ToolResult {
         }
     }
 
+    /// The tool's name as called.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
     /// How the call ended: `Success` when it is no error, else why it
     /// failed (`ToolFailed` for an error result made by hand).
     pub fn outcome(&self) -> Outcome {
@@ -107,7 +113,7 @@ impl ToolResult {
     pub(crate) fn failure(tool: &str, call_id: Option<String>, outcome: Outcome, text: String) -> Self {
         ToolResult {
             call_id,
-            tool: tool.to_owned(),
+            tool: tool.into(),
             is_error: true,
             outcome,
             content: vec![Content::text(text)],
@@ -120,12 +126,11 @@ impl ToolResult {
     /// Arguments refused: the text names the tool, lists the problems (at
     /// most [`LISTED_PROBLEMS`], then how many more) and asks for a
     /// corrected call.
-    pub(crate) fn invalid_arguments(tool: impl Into<String>, call_id: Option<String>, report: Report) -> Self {
-        let tool = tool.into();
-        let text = invalid_arguments_text(&tool, &report);
+    pub(crate) fn invalid_arguments(tool: &str, call_id: Option<String>, report: Report) -> Self {
+        let text = invalid_arguments_text(tool, &report);
         ToolResult {
             call_id,
-            tool,
+            tool: Arc::from(tool),
             is_error: true,
             outcome: Outcome::InvalidArguments,
             content: vec![Content::text(text)],
@@ -354,7 +359,7 @@ mod tests {
         assert!(text.ends_with("and 100 more. Call one of them instead."), "{text}");
         assert!(text.contains("characters in all"), "{text}");
         assert!(!text.contains("Did you mean"), "{text}");
-        assert!(result.tool.len() < 200 && result.errors[0].path.len() < 200);
+        assert!(result.tool().len() < 200 && result.errors[0].path.len() < 200);
         assert!(result.errors[0].detail.len() < 200);
     }
 

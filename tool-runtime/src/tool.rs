@@ -6,12 +6,12 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
 use crate::bind::{BindMode, BoundArguments};
-use crate::call::CallArguments;
+use crate::call::Arguments;
 use crate::codes::CallError;
 use crate::context::{CallScope, StateRequirement};
 use crate::output::ToolOutput;
@@ -38,7 +38,7 @@ pub trait Tool: Send + Sync + 'static {
     /// of a parameter's own value, exactly as the binder would, recording
     /// the same warnings. `#[tool]` implements it with a typed parse; a
     /// hand-written tool may leave it.
-    fn invoke_fast(&self, arguments: &CallArguments, scope: &CallScope<'_>) -> Option<ToolFuture> {
+    fn invoke_fast(&self, arguments: &Arguments<'_>, scope: &CallScope<'_>) -> Option<ToolFuture> {
         let _ = (arguments, scope);
         None
     }
@@ -48,7 +48,8 @@ pub trait Tool: Send + Sync + 'static {
 /// computed once per tool (the schema is never rebuilt per call).
 #[derive(Debug)]
 pub struct ToolDefinition {
-    name: String,
+    /// Shared with the results of its calls, so a call copies no name.
+    name: Arc<str>,
     description: String,
     params: ObjectShape,
     input_schema: Schema,
@@ -131,7 +132,7 @@ impl ToolDefinition {
         }
         let input_schema = Schema::new(params.to_json_schema(), &objects);
         ToolDefinition {
-            name: name.into(),
+            name: Arc::from(name.into()),
             description: description.into(),
             params,
             input_schema,
@@ -252,6 +253,11 @@ impl ToolDefinition {
     /// The wire name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The wire name, shared.
+    pub(crate) fn shared_name(&self) -> Arc<str> {
+        Arc::clone(&self.name)
     }
 
     /// What the model reads about when and how to use the tool.

@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::describe::describe_value;
-use crate::call::CallArguments;
+use std::borrow::Cow;
+
+use crate::call::{Arguments, Repr};
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 
 /// The argument object of a call: raw text is parsed, and a `Value` that
@@ -13,10 +15,14 @@ use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 /// `json_parse_error`; JSON that is a string holding an object (arguments
 /// encoded twice) is parsed, with the warning `json_string_parsed` and no
 /// path; any other JSON that is no object is `arguments_not_object`.
-pub(crate) fn argument_object(arguments: CallArguments) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
-    match arguments {
-        CallArguments::Json(Value::String(text)) | CallArguments::Text(text) => raw_object(&text),
-        CallArguments::Json(value) => json_object(value).map(|map| (map, None)),
+pub(crate) fn argument_object(arguments: Arguments<'_>) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
+    match arguments.into_repr() {
+        Repr::Text(text) => raw_object(&text),
+        Repr::Json(value) => match &*value {
+            Value::String(text) => raw_object(text),
+            // Borrowed arguments are copied here, as the binder changes them.
+            _ => json_object(Cow::into_owned(value)).map(|map| (map, None)),
+        },
     }
 }
 

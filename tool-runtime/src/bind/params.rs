@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 
 use super::typed::{Coerced, ParamSeed, Slot, give_up, parse_arguments};
-use crate::call::CallArguments;
+use crate::call::Arguments;
 use crate::schema::Field;
 
 /// A tool's parameter types as a list type, `(A, (B, ()))`; their slots are
@@ -84,7 +84,7 @@ impl<H: DeserializeOwned, T: Params> Params for (H, T) {
 /// binder would, its warning recorded there. `None` (a key that names no
 /// parameter, a value that does not fit) sends the call to the full binder.
 pub fn parse_params<P: Params>(
-    arguments: &CallArguments,
+    arguments: &Arguments<'_>,
     fields: &[Field],
     coerced: Option<&Coerced>,
     index: fn(&str) -> Option<usize>,
@@ -168,12 +168,11 @@ mod tests {
 
     #[test]
     fn each_key_fills_its_own_slot_in_any_order() {
-        let arguments = CallArguments::Text(r#"{"count": 3, "name": "a"}"#.into());
+        let arguments = r#"{"count": 3, "name": "a"}"#.into();
         let (name, (count, ())) = parse_params::<Both>(&arguments, &fields(), None, index).unwrap();
         assert!(matches!(name, Slot::Given(ref n) if n == "a"), "{name:?}");
         assert!(matches!(count, Slot::Given(3)), "{count:?}");
-        let (name, (count, ())) =
-            parse_params::<Both>(&CallArguments::Text("{}".into()), &fields(), None, index).unwrap();
+        let (name, (count, ())) = parse_params::<Both>(&"{}".into(), &fields(), None, index).unwrap();
         assert!(matches!((name, count), (Slot::Absent, Slot::Absent)));
     }
 
@@ -187,12 +186,12 @@ mod tests {
             r#"{"name": "a"} {}"#,
         ] {
             assert!(
-                parse_params::<Both>(&CallArguments::Text(text.into()), &fields(), None, index).is_none(),
+                parse_params::<Both>(&text.into(), &fields(), None, index).is_none(),
                 "{text}"
             );
         }
         // More fields than parameter types: the extra one is never read.
-        let arguments = CallArguments::Text(r#"{"count": 1}"#.into());
+        let arguments = r#"{"count": 1}"#.into();
         assert!(parse_params::<(String, ())>(&arguments, &fields(), None, index).is_none());
     }
 }

@@ -20,7 +20,7 @@ fn one(name: &str, shape: Shape) -> ObjectShape {
 
 /// Normalizes `args` and returns the result with its codes.
 fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
-    let mut map = argument_object(CallArguments::Json(args)).unwrap().0;
+    let mut map = argument_object(CallArguments::Json(args).into()).unwrap().0;
     let report = normalize(object, &mut map, mode, false);
     let warnings = report.warnings.iter().map(Warning::code_path).collect();
     let errors = report.errors.iter().map(CallError::code_path).collect();
@@ -241,7 +241,7 @@ fn deep_values_are_a_bounded_error() {
 }
 
 fn parse_raw_arguments(text: &str) -> Result<Map<String, Value>, CallError> {
-    argument_object(CallArguments::Text(text.to_owned())).map(|(map, _)| map)
+    argument_object(text.into()).map(|(map, _)| map)
 }
 
 #[test]
@@ -271,12 +271,12 @@ fn valid_json_that_is_no_object_is_never_a_parse_error() {
             CallArguments::Text(text.to_owned()),
             CallArguments::Json(Value::String(text.to_owned())),
         ] {
-            let code = argument_object(arguments).unwrap_err().code;
+            let code = argument_object(arguments.into()).unwrap_err().code;
             assert_eq!(code, ErrorCode::ArgumentsNotObject, "{text}");
         }
     }
     for value in [json!(42), json!([1]), json!(true)] {
-        let code = argument_object(CallArguments::Json(value)).unwrap_err().code;
+        let code = argument_object(value.into()).unwrap_err().code;
         assert_eq!(code, ErrorCode::ArgumentsNotObject);
     }
     // An object encoded twice is parsed, with a warning that has no path.
@@ -285,16 +285,16 @@ fn valid_json_that_is_no_object_is_never_a_parse_error() {
         CallArguments::Text(twice.to_owned()),
         CallArguments::Json(Value::String(twice.to_owned())),
     ] {
-        let (map, warning) = argument_object(arguments).unwrap();
+        let (map, warning) = argument_object(arguments.into()).unwrap();
         assert_eq!(Value::Object(map), json!({"a": 1}));
         let warning = warning.expect("a warning");
         assert_eq!(warning.code_path(), "json_string_parsed");
     }
     // Raw text held in a Value is read as sent: no warning.
-    let (map, warning) = argument_object(CallArguments::Json(json!(r#"{"a": 1}"#))).unwrap();
+    let (map, warning) = argument_object(json!(r#"{"a": 1}"#).into()).unwrap();
     assert_eq!((Value::Object(map), warning), (json!({"a": 1}), None));
     assert_eq!(
-        argument_object(CallArguments::Text("nope".into())).unwrap_err().code,
+        argument_object("nope".into()).unwrap_err().code,
         ErrorCode::JsonParseError
     );
 }

@@ -28,7 +28,7 @@ use serde::de::{
 
 use super::describe::Sentence;
 use super::{IntegerLiteral, converted_to_integer, parse_integer_literal, read_as, text_boolean, wrapped_in_list};
-use crate::call::CallArguments;
+use crate::call::{Arguments, Repr};
 use crate::codes::{Warning, WarningCode};
 use crate::schema::{Field, Kind, MAX_DEPTH, ObjectShape, Presence, Shape};
 
@@ -66,18 +66,18 @@ impl Coercer<'_> {
 /// Parses the arguments as sent with `visitor`: raw text must be one JSON
 /// object with nothing after it; a value must be an object. `None` sends the
 /// call to the full binder.
-pub(super) fn parse_arguments<V, T>(arguments: &CallArguments, visitor: V) -> Option<T>
+pub(super) fn parse_arguments<V, T>(arguments: &Arguments<'_>, visitor: V) -> Option<T>
 where
     V: for<'de> Visitor<'de, Value = T>,
 {
-    match arguments {
-        CallArguments::Text(text) => {
+    match arguments.repr() {
+        Repr::Text(text) => {
             let mut deserializer = serde_json::Deserializer::from_str(text);
             let value = deserializer.deserialize_map(visitor).ok()?;
             deserializer.end().ok()?;
             Some(value)
         }
-        CallArguments::Json(value) => value.deserialize_map(visitor).ok(),
+        Repr::Json(value) => (&**value).deserialize_map(visitor).ok(),
     }
 }
 

@@ -185,7 +185,7 @@ fn function_response_part(result: &ToolResult) -> Value {
         (Some(structured), false) => structured.clone(),
         _ => Value::String(super::text_only(result)),
     };
-    let mut response = json!({"name": result.tool, "response": {key: value}});
+    let mut response = json!({"name": result.tool(), "response": {key: value}});
     if let Some(id) = &result.call_id {
         response["id"] = Value::String(id.clone());
     }

@@ -344,7 +344,7 @@ pub(crate) fn result_ids(results: &[ToolResult]) -> Result<Vec<&str>, FormatErro
                 FormatErrorKind::MissingId,
                 format!(
                     "a result of `{}` has no call id to answer; give its call an id (ToolCall::with_id)",
-                    result.tool
+                    result.tool()
                 ),
             ));
         };

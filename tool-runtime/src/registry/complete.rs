@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::ToolRegistry;
 use crate::bind::{self, Report};
-use crate::call::CallArguments;
+use crate::call::Arguments;
 use crate::codes::{CallError, ErrorCode};
 use crate::schema::Presence;
 
@@ -78,7 +78,7 @@ impl ToolRegistry {
     /// the arguments are no JSON object (`json_parse_error`,
     /// `arguments_not_object`, `arguments_too_large`); every other problem
     /// is in the completion.
-    pub fn complete(&self, name: &str, arguments: impl Into<CallArguments>) -> Result<Completion, CallError> {
+    pub fn complete<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> Result<Completion, CallError> {
         let Some(tool) = self.get(name) else {
             let mut names = self.names();
             names.truncate(100);

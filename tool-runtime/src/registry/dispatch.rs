@@ -13,6 +13,7 @@
 use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::task::Poll;
 
 use futures_util::FutureExt as _;
@@ -21,7 +22,7 @@ use tokio::time::Instant;
 
 use super::ToolRegistry;
 use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
-use crate::call::{CallArguments, ToolCall};
+use crate::call::{Arguments, ToolCall};
 use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
 use crate::result::{Outcome, ToolResult};
@@ -30,19 +31,20 @@ use crate::tool::{Tool, ToolDefinition, ToolFuture};
 
 impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (a `serde_json::Value` or the
-    /// raw JSON text a provider sent). Never fails: every problem is an
-    /// `is_error` result the model can read.
+    /// raw JSON text a provider sent, owned or borrowed: see [`Arguments`]).
+    /// Never fails: every problem is an `is_error` result the model can
+    /// read.
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
-    pub async fn call(&self, name: &str, arguments: impl Into<CallArguments>) -> ToolResult {
-        let mut result = self.run(ToolCall::new(name, arguments), None, None).await;
+    pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> ToolResult {
+        let mut result = self.run(None, name, arguments.into(), None, None).await;
         self.bound(&mut result);
         result
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        let mut result = self.run(call, None, None).await;
+        let mut result = self.run(call.id, &call.name, call.arguments.into(), None, None).await;
         self.bound(&mut result);
         result
     }
@@ -50,7 +52,9 @@ impl ToolRegistry {
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        let mut result = self.run(call, Some(cancellation), None).await;
+        let mut result = self
+            .run(call.id, &call.name, call.arguments.into(), Some(cancellation), None)
+            .await;
         self.bound(&mut result);
         result
     }
@@ -70,8 +74,8 @@ impl ToolRegistry {
     /// for the concurrency limit counts against it.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolResult> {
         let made = Some(Instant::now());
-        let run = |call| async move {
-            let mut result = self.run(call, None, made).await;
+        let run = |call: ToolCall| async move {
+            let mut result = self.run(call.id, &call.name, call.arguments.into(), None, made).await;
             self.bound(&mut result);
             result
         };
@@ -83,29 +87,59 @@ impl ToolRegistry {
 
     /// Runs one call made at `made` (`None`: now, read only when the call
     /// has to wait, so a call that does not wait never reads the clock).
-    async fn run(&self, call: ToolCall, external: Option<&Cancellation>, made: Option<Instant>) -> ToolResult {
-        let ToolCall { id, name, arguments } = call;
+    async fn run(
+        &self,
+        id: Option<String>,
+        name: &str,
+        arguments: Arguments<'_>,
+        external: Option<&Cancellation>,
+        made: Option<Instant>,
+    ) -> ToolResult {
+        // Started outside the future, so the binding's state is not carried
+        // (and moved) with every call's future.
+        match self.start(id, name, arguments, external) {
+            Ok(started) => self.finish(started, external, made).await,
+            Err(refused) => *refused,
+        }
+    }
+
+    /// Finds the tool, binds the arguments and starts the call; a call that
+    /// cannot start is answered at once.
+    fn start(
+        &self,
+        id: Option<String>,
+        name: &str,
+        arguments: Arguments<'_>,
+        external: Option<&Cancellation>,
+    ) -> Result<Started, Box<ToolResult>> {
         if external.is_some_and(Cancellation::is_cancelled) {
-            return not_started(&name, id);
+            return Err(Box::new(not_started(name, id)));
         }
         // A mounted tool is held for the call: its server may replace it.
         let mounted;
-        let tool = match self.registered(&name) {
+        let tool = match self.registered(name) {
             Some(tool) => tool,
-            None => match self.mounted(&name) {
+            None => match self.mounted(name) {
                 Some(tool) => {
                     mounted = tool;
                     &*mounted
                 }
-                None => return ToolResult::unknown_tool(&name, id, self.names().iter().map(String::as_str)),
+                None => {
+                    let names = self.names();
+                    return Err(Box::new(ToolResult::unknown_tool(
+                        name,
+                        id,
+                        names.iter().map(String::as_str),
+                    )));
+                }
             },
         };
         let definition = tool.definition();
         if definition.is_blocking() && self.stray_blocking_calls() >= self.settings.max_stray_blocking_calls {
-            return overloaded(&name, id, self.stray_blocking_calls());
+            return Err(Box::new(overloaded(name, id, self.stray_blocking_calls())));
         }
         if let Err(e) = self.check_size(&arguments) {
-            return ToolResult::invalid_arguments(&name, id, Report::error(e));
+            return Err(Box::new(ToolResult::invalid_arguments(name, id, Report::error(e))));
         }
         // The call's own signal, raised on time-out or when the caller's is:
         // the caller's signal is only ever read, so one call timing out never
@@ -116,14 +150,14 @@ impl ToolRegistry {
         // itself, recording their warnings here.
         let coerced = Coerced::default();
         let lenient = self.mode_for(definition) == BindMode::Lenient;
-        let scope = CallScope::new(id.as_deref(), &name, own.as_ref(), &self.states)
+        let scope = CallScope::new(id.as_deref(), name, own.as_ref(), &self.states)
             .with_null_as_absent(self.settings.null_is_absent)
             .with_coercions(lenient.then_some(&coerced));
 
         let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
                 Ok(fast) => fast,
-                Err(panic) => return panicked(&name, id, &*panic),
+                Err(panic) => return Err(Box::new(panicked(name, id, &*panic))),
             }
         } else {
             None
@@ -132,17 +166,21 @@ impl ToolRegistry {
             Some(future) => (future, fast_warnings(definition, coerced.into_warnings())),
             None => match self.bind_and_invoke(tool, arguments, &scope) {
                 Ok(started) => started,
-                Err(Failure::Arguments(report)) => return ToolResult::invalid_arguments(name, id, report),
-                Err(Failure::Panic(panic)) => return panicked(&name, id, &*panic),
+                Err(Failure::Arguments(report)) => {
+                    return Err(Box::new(ToolResult::invalid_arguments(name, id, report)));
+                }
+                Err(Failure::Panic(panic)) => return Err(Box::new(panicked(name, id, &*panic))),
             },
         };
-        let sequential = definition.is_sequential();
-        let signals = Signals {
-            own: own.as_ref(),
-            external,
-            made,
-        };
-        self.finish(name, id, future, warnings, sequential, signals).await
+        Ok(Started {
+            // Found by this name: the result shares the definition's copy.
+            name: definition.shared_name(),
+            id,
+            future,
+            warnings,
+            sequential: definition.is_sequential(),
+            own,
+        })
     }
 
     /// The full binder: parse, normalize with warnings and errors, then take
@@ -150,7 +188,7 @@ impl ToolRegistry {
     fn bind_and_invoke(
         &self,
         tool: &dyn Tool,
-        arguments: CallArguments,
+        arguments: Arguments<'_>,
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
@@ -176,15 +214,20 @@ impl ToolRegistry {
 
     /// Runs a started call to its end: within the time limit, isolated from
     /// panics, stopped by the caller's cancellation.
-    async fn finish(
-        &self,
-        name: String,
-        id: Option<String>,
-        future: ToolFuture,
-        warnings: Vec<Warning>,
-        sequential: bool,
-        signals: Signals<'_>,
-    ) -> ToolResult {
+    async fn finish(&self, started: Started, external: Option<&Cancellation>, made: Option<Instant>) -> ToolResult {
+        let Started {
+            name,
+            id,
+            future,
+            warnings,
+            sequential,
+            own,
+        } = started;
+        let signals = Signals {
+            own: own.as_ref(),
+            external,
+            made,
+        };
         // Held until the call ends: shared for ordinary tools, exclusive for
         // sequential ones; not taken at all while no tool is sequential.
         // Waiting for it counts against the time limit and ends when the
@@ -269,6 +312,17 @@ impl ToolRegistry {
     }
 }
 
+/// A call whose tool has started: what its end needs.
+struct Started {
+    name: Arc<str>,
+    id: Option<String>,
+    future: ToolFuture,
+    warnings: Vec<Warning>,
+    sequential: bool,
+    /// The call's own cancellation signal, when it has one.
+    own: Option<Cancellation>,
+}
+
 /// The signals of one call: its own (seen by the tool) and the caller's,
 /// and when it was made, if that was before it came to the registry.
 #[derive(Clone, Copy)]
@@ -299,7 +353,11 @@ enum Failure {
 
 /// The warnings of the typed parse's coercions, in the binder's order (the
 /// parameters' order, not the keys'), logged as the binder's are.
+#[inline]
 fn fast_warnings(definition: &ToolDefinition, mut warnings: Vec<Warning>) -> Vec<Warning> {
+    if warnings.is_empty() {
+        return warnings;
+    }
     if warnings.len() > 1 {
         let fields = &definition.params().fields;
         warnings.sort_by_key(|w| fields.iter().position(|f| f.name == w.path));

@@ -16,7 +16,7 @@ pub use complete::{Completion, ParamRow, ValueSource};
 pub(crate) use mounted::ToolGroup;
 
 use crate::bind::{self, BindMode};
-use crate::call::CallArguments;
+use crate::call::{Arguments, Repr};
 use crate::codes::{CallError, ErrorCode, Warning};
 use crate::context::StateMap;
 use crate::format::{self, Format, Rendered, Selection, ToolDefinitions};
@@ -469,7 +469,7 @@ impl ToolRegistry {
     /// the warning `json_string_parsed` when they came encoded twice.
     pub(crate) fn argument_object(
         &self,
-        arguments: CallArguments,
+        arguments: Arguments<'_>,
     ) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
         self.check_size(&arguments)?;
         bind::argument_object(arguments)
@@ -478,13 +478,13 @@ impl ToolRegistry {
     /// Refuses arguments over the size limit: raw text by its length, a
     /// parsed value by the length of its JSON text (estimated, and only
     /// up to the limit).
-    pub(crate) fn check_size(&self, arguments: &CallArguments) -> Result<(), CallError> {
+    pub(crate) fn check_size(&self, arguments: &Arguments<'_>) -> Result<(), CallError> {
         let limit = self.settings.max_argument_bytes;
-        let detail = match arguments {
-            CallArguments::Text(text) if text.len() > limit => {
+        let detail = match arguments.repr() {
+            Repr::Text(text) if text.len() > limit => {
                 format!("the arguments are {} bytes long; the limit is {limit}", text.len())
             }
-            CallArguments::Json(value) if bind::json_size_exceeds(value, limit) => {
+            Repr::Json(value) if bind::json_size_exceeds(value, limit) => {
                 format!("the arguments are more than {limit} bytes long as JSON; the limit is {limit}")
             }
             _ => return Ok(()),
