@@ -6,6 +6,7 @@
 //! | valid arguments as a parsed `Value` | `serde_json::from_value::<Args>` + a direct call | 2x |
 //! | arguments needing three coercions | `from_str` of the right arguments + a direct call | 3x |
 //! | a call with five problems (and its bounded text) | `from_str` + a direct call | 5x |
+//! | the registry's fixed cost: a tool of no parameters called with `{}` | a direct call | near 1,000 instructions more |
 //! | listing 1,000 tools | no schema generation per listing | - |
 //! | 100 concurrent calls of a 50 ms tool | well under a second | - |
 //! | binding 100k set items, or 100k unknown keys, against 10k (SPEC 11) | near-linear: 10x to 13x | under 30x |
@@ -109,6 +110,7 @@ const CASES: &[Case] = &[
 fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     registry.register(SearchFiles).unwrap();
+    registry.register(Stamp).unwrap();
     registry
 }
 
@@ -123,11 +125,23 @@ async fn direct(args: SearchArgs) -> String {
     .await
 }
 
+/// Say that the call arrived.
+#[tool]
+async fn stamp() -> String {
+    black_box("ok").to_owned()
+}
+
 /// Runs `n` calls of one side of a case.
 async fn run_side(registry: &ToolRegistry, case: &str, ours: bool, n: usize) {
     let valid: Value = serde_json::from_str(VALID).unwrap();
     for _ in 0..n {
         match (case, ours) {
+            ("fixed-cost", true) => {
+                black_box(registry.call("stamp", black_box("{}")).await);
+            }
+            ("fixed-cost", false) => {
+                black_box(stamp().await);
+            }
             ("valid-value", true) => {
                 black_box(registry.call("search_files", black_box(valid.clone())).await);
             }
@@ -298,6 +312,13 @@ fn calls() {
             "| {} | {} | {instr} | {instr_ratio} | {ours:.0} / {limit:.0} | {ratio:.2}x | {}x |",
             case.name, case.limit, case.target
         );
+    }
+    match per_call_instructions("fixed-cost", "ours").zip(per_call_instructions("fixed-cost", "limit")) {
+        Some((ours, direct)) => println!(
+            "the registry's fixed cost per call (lookup, result, async; a tool of no parameters called with `{{}}`): {ours:.0} - {direct:.0} (a direct call) = {:.0} instructions (SPEC: near 1,000)",
+            ours - direct
+        ),
+        None => missing_valgrind = true,
     }
     if missing_valgrind {
         println!("(no instruction counts: valgrind is not installed; `apt-get install valgrind`)");
