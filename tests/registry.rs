@@ -213,6 +213,53 @@ async fn raw_argument_text_is_accepted() {
     assert_eq!(bad.error_codes(), ["json_parse_error"]);
 }
 
+/// Arguments the caller keeps (`&str`, `&String`, `&Value`, `&CallArguments`)
+/// are read in place and bind exactly as owned ones, on the fast path, on
+/// the binder (which must copy to change them) and when refused; the caller
+/// still has them afterwards.
+#[tokio::test]
+async fn borrowed_arguments_bind_as_owned_ones() {
+    let (registry, runs) = registry();
+    let cases = [
+        json!({"name": "Ada"}),
+        json!({"name": "Ada", "excitement": "3", "Title": "Dr"}),
+        json!({"excitement": 9}),
+        json!("{\"name\": \"Ada\"}"),
+    ];
+    for value in cases {
+        let text = value.to_string();
+        let (owned_value, owned_text) = (
+            registry.call("greet", value.clone()).await,
+            registry.call("greet", text.clone()).await,
+        );
+        let outcomes = [
+            (&owned_value, registry.call("greet", &value).await),
+            (
+                &owned_value,
+                registry
+                    .call("greet", &tool_runtime::CallArguments::Json(value.clone()))
+                    .await,
+            ),
+            (&owned_text, registry.call("greet", text.as_str()).await),
+            (&owned_text, registry.call("greet", &text).await),
+        ];
+        for (owned, borrowed) in outcomes {
+            assert_eq!(borrowed.text(), owned.text(), "{value}");
+            assert_eq!(borrowed.warning_codes(), owned.warning_codes(), "{value}");
+            assert_eq!(borrowed.error_codes(), owned.error_codes(), "{value}");
+        }
+        // Still the caller's, unchanged.
+        assert_eq!(value.to_string(), text);
+    }
+    assert_eq!(
+        runs.count(),
+        3 * 6,
+        "three of the four argument sets run, each six times"
+    );
+    let completion = registry.complete("greet", &json!({"name": "Ada"})).unwrap();
+    assert_eq!(completion.arguments["greeting"], "Hello");
+}
+
 #[tokio::test]
 async fn oversized_raw_arguments_are_refused() {
     let mut registry = ToolRegistry::new().with_max_argument_bytes(16);
