@@ -256,7 +256,8 @@ async fn borrowed_arguments_bind_as_owned_ones() {
         3 * 6,
         "three of the four argument sets run, each six times"
     );
-    let completion = registry.complete("greet", &json!({"name": "Ada"})).unwrap();
+    let partial = json!({"name": "Ada"});
+    let completion = registry.complete("greet", &partial).unwrap();
     assert_eq!(completion.arguments["greeting"], "Hello");
 }
 
