@@ -84,10 +84,10 @@ impl<'a> Arguments<'a> {
 
 impl From<CallArguments> for Arguments<'static> {
     fn from(arguments: CallArguments) -> Self {
-        Arguments(match arguments {
-            CallArguments::Json(value) => Repr::Json(Cow::Owned(value)),
-            CallArguments::Text(text) => Repr::Text(Cow::Owned(text)),
-        })
+        match arguments {
+            CallArguments::Json(value) => value.into(),
+            CallArguments::Text(text) => text.into(),
+        }
     }
 }
 
@@ -99,7 +99,7 @@ impl From<Value> for Arguments<'static> {
 
 impl From<Map<String, Value>> for Arguments<'static> {
     fn from(map: Map<String, Value>) -> Self {
-        Arguments(Repr::Json(Cow::Owned(Value::Object(map))))
+        Value::Object(map).into()
     }
 }
 
@@ -117,7 +117,7 @@ impl<'a> From<&'a str> for Arguments<'a> {
 
 impl<'a> From<&'a String> for Arguments<'a> {
     fn from(text: &'a String) -> Self {
-        Arguments(Repr::Text(Cow::Borrowed(text)))
+        text.as_str().into()
     }
 }
 
@@ -129,10 +129,10 @@ impl<'a> From<&'a Value> for Arguments<'a> {
 
 impl<'a> From<&'a CallArguments> for Arguments<'a> {
     fn from(arguments: &'a CallArguments) -> Self {
-        Arguments(match arguments {
-            CallArguments::Json(value) => Repr::Json(Cow::Borrowed(value)),
-            CallArguments::Text(text) => Repr::Text(Cow::Borrowed(text)),
-        })
+        match arguments {
+            CallArguments::Json(value) => value.into(),
+            CallArguments::Text(text) => text.as_str().into(),
+        }
     }
 }
 
