@@ -1,11 +1,11 @@
 //! The argument object of a call, from what a provider sent: parsed JSON,
 //! raw text, or JSON text inside a JSON string.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::describe::describe_value;
-use std::borrow::Cow;
-
 use crate::call::{Arguments, Repr};
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 
