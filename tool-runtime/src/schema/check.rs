@@ -24,6 +24,7 @@ pub(crate) enum TextProblem {
 
 impl Shape {
     /// Whether an integer fits the type's range and the declared bounds.
+    #[inline]
     pub(crate) fn integer_fits(&self, n: i128) -> bool {
         let Kind::Integer { min, max } = self.kind else {
             return false;
@@ -54,7 +55,17 @@ impl Shape {
     }
 
     /// Checks a string's length (in characters) and pattern.
+    #[inline]
     pub(crate) fn check_text(&self, s: &str) -> Result<(), TextProblem> {
+        let c = &self.constraints;
+        // Most strings have no bound: that case costs two tests.
+        if c.min_length.is_none() && c.max_length.is_none() && c.pattern.is_none() {
+            return Ok(());
+        }
+        self.check_bounded_text(s)
+    }
+
+    fn check_bounded_text(&self, s: &str) -> Result<(), TextProblem> {
         let c = &self.constraints;
         if c.min_length.is_some() || c.max_length.is_some() {
             let len = s.chars().count() as u64;
@@ -74,6 +85,7 @@ impl Shape {
     }
 
     /// Whether a list's or map's item count fits the item bounds.
+    #[inline]
     pub(crate) fn items_fit(&self, len: usize) -> bool {
         let c = &self.constraints;
         let len = len as u64;
