@@ -666,13 +666,9 @@ impl Walker {
     }
 }
 
-/// How many different values `items` holds, in O(n log n): each value is
-/// written as canonical JSON text (object keys sorted, so values equal as
-/// `Value`s give equal text whatever their key order), and the texts are
-/// sorted and counted once each.
-/// The lenient readings both binding paths make of a string, each with
-/// the end of its warning: one rule each, whichever path meets the value.
-///
+// The lenient readings both binding paths make of a string, each with
+// the end of its warning: one rule each, whichever path meets the value.
+
 /// The boolean a string stands for: `true` or `false` in any case, with
 /// spaces around.
 pub(super) fn text_boolean(s: &str) -> Option<bool> {
@@ -704,6 +700,10 @@ pub(super) fn wrapped_in_list(value: Sentence) -> Sentence {
     value.text(" was wrapped in a list")
 }
 
+/// How many different values `items` holds, in O(n log n): each value is
+/// written as canonical JSON text (object keys sorted, so values equal as
+/// `Value`s give equal text whatever their key order), and the texts are
+/// sorted and counted once each.
 fn distinct(items: &[Value]) -> usize {
     let mut texts: Vec<String> = items
         .iter()
@@ -865,13 +865,13 @@ fn integer_number(n: i128) -> Number {
 /// Keys that differ only in letter case and separators: `maxResults`,
 /// `MaxResults`, `max-results` and `max_results` all match.
 fn names_match_loosely(a: &str, b: &str) -> bool {
-    let squash = |s: &str| {
+    // Compared as they are read: no copy of either name is made.
+    fn squash(s: &str) -> impl Iterator<Item = char> + '_ {
         s.chars()
             .filter(|c| !matches!(c, '_' | '-' | ' '))
             .map(|c| c.to_ascii_lowercase())
-            .collect::<Vec<_>>()
-    };
-    a != b && squash(a) == squash(b)
+    }
+    a != b && squash(a).eq(squash(b))
 }
 
 #[cfg(test)]
