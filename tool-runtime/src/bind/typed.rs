@@ -311,8 +311,12 @@ struct CheckedVisitor<'s, V> {
 }
 
 impl<'s, V> CheckedVisitor<'s, V> {
-    fn is_any(&self) -> bool {
-        matches!(self.shape.kind, Kind::Any)
+    /// What a container's item count is checked against once it is read.
+    #[inline(always)]
+    fn counted(&self) -> Counted<'s> {
+        Counted {
+            shape: (!matches!(self.shape.kind, Kind::Any)).then_some(self.shape),
+        }
     }
 
     fn integer_fits(&self, n: i128) -> bool {
@@ -512,13 +516,9 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
             depth,
             count: 0,
         };
-        let (any, shape) = (self.is_any(), self.shape);
+        let counted = self.counted();
         let value = self.inner.visit_seq(&mut seq)?;
-        if any || shape.items_fit(seq.count) {
-            Ok(value)
-        } else {
-            Err(give_up())
-        }
+        counted.check(value, seq.count)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
@@ -538,9 +538,22 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
             depth,
             count: 0,
         };
-        let (any, shape) = (self.is_any(), self.shape);
+        let counted = self.counted();
         let value = self.inner.visit_map(&mut map)?;
-        if any || shape.items_fit(map.count) {
+        counted.check(value, map.count)
+    }
+}
+
+/// A container's item bounds, checked once its items are counted; none
+/// inside a `serde_json::Value`.
+struct Counted<'s> {
+    shape: Option<&'s Shape>,
+}
+
+impl Counted<'_> {
+    #[inline(always)]
+    fn check<T, E: de::Error>(self, value: T, count: usize) -> Result<T, E> {
+        if self.shape.is_none_or(|shape| shape.items_fit(count)) {
             Ok(value)
         } else {
             Err(give_up())
