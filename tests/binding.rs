@@ -700,9 +700,20 @@ fn an_integer_too_large_for_any_type_is_out_of_range() {
 }
 
 #[test]
-fn arguments_held_as_a_json_string_value_are_raw_text() {
-    let result = block_on(edge_registry(true, false).call("probe", Value::String(r#"{"pattern": "x"}"#.into())));
-    assert!(!result.is_error, "{}", result.text());
+fn a_json_string_value_holding_an_object_is_arguments_encoded_twice() {
+    // A `Value` follows the rules of the JSON it is (SPEC 4): a string
+    // holding an object is parsed with a warning, any other string is no
+    // object, whichever path binds it.
+    for fast_path in [true, false] {
+        let registry = edge_registry(fast_path, false);
+        let result = block_on(registry.call("probe", Value::String(r#"{"pattern": "x"}"#.into())));
+        assert!(!result.is_error, "{}", result.text());
+        assert_eq!(result.warning_codes(), ["json_string_parsed"]);
+        for text in ["not json", "", "[1]", "null", "5"] {
+            let result = block_on(registry.call("probe", Value::String(text.into())));
+            assert_eq!(result.error_codes(), ["arguments_not_object"], "{text:?}");
+        }
+    }
 }
 
 fn edge_args() -> impl Strategy<Value = Value> {

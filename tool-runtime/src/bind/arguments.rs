@@ -9,17 +9,18 @@ use super::describe::describe_value;
 use crate::call::{Arguments, Repr};
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 
-/// The argument object of a call: raw text is parsed, and a `Value` that
-/// is a string is read as raw text (OpenAI's arguments, held in a
-/// `Value`). Empty text and `null` mean `{}`; text that is no JSON is
-/// `json_parse_error`; JSON that is a string holding an object (arguments
-/// encoded twice) is parsed, with the warning `json_string_parsed` and no
-/// path; any other JSON that is no object is `arguments_not_object`.
+/// The argument object of a call: raw text is parsed first. Empty text
+/// and `null` mean `{}`; text that is no JSON is `json_parse_error`; JSON
+/// that is a string holding an object (arguments encoded twice) is parsed,
+/// with the warning `json_string_parsed` and no path; any other JSON that
+/// is no object is `arguments_not_object`. A `Value` follows the same
+/// rules as the JSON it holds: a `Value::String` is arguments encoded
+/// twice, never raw text.
 pub(crate) fn argument_object(arguments: Arguments<'_>) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
     match arguments.into_repr() {
         Repr::Text(text) => raw_object(&text),
         Repr::Json(value) => match &*value {
-            Value::String(text) => raw_object(text),
+            Value::String(inner) => encoded_object(inner),
             // Borrowed arguments are copied here, as the binder changes them.
             _ => json_object(Cow::into_owned(value)).map(|map| (map, None)),
         },
@@ -40,23 +41,30 @@ fn raw_object(raw: &str) -> Result<(Map<String, Value>, Option<Warning>), CallEr
         return Ok((Map::new(), None));
     }
     match serde_json::from_str::<Value>(raw) {
-        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
-            Ok(Value::Object(map)) => {
-                let warning = Warning::new(
-                    WarningCode::JsonStringParsed,
-                    "",
-                    "the arguments were a JSON object encoded as a string; it was parsed",
-                );
-                Ok((map, Some(warning)))
-            }
-            _ => Err(not_an_object(&Value::String(inner))),
-        },
+        Ok(Value::String(inner)) => encoded_object(&inner),
         Ok(value) => json_object(value).map(|map| (map, None)),
         Err(e) => Err(CallError::new(
             ErrorCode::JsonParseError,
             "",
             format!("the arguments are not valid JSON ({e})"),
         )),
+    }
+}
+
+/// A JSON string as the arguments: the object it holds (arguments encoded
+/// twice), with the warning `json_string_parsed`; any other text is
+/// `arguments_not_object`.
+fn encoded_object(inner: &str) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
+    match serde_json::from_str::<Value>(inner) {
+        Ok(Value::Object(map)) => {
+            let warning = Warning::new(
+                WarningCode::JsonStringParsed,
+                "",
+                "the arguments were a JSON object encoded as a string; it was parsed",
+            );
+            Ok((map, Some(warning)))
+        }
+        _ => Err(not_an_object(&Value::String(inner.to_owned()))),
     }
 }
 
@@ -69,8 +77,8 @@ fn not_an_object(value: &Value) -> CallError {
 }
 
 /// Whether `value` written as JSON text would be longer than `limit`
-/// bytes, estimated without writing it: strings, keys and punctuation are
-/// counted exactly, numbers by their digits. The walk stops as soon as the
+/// bytes, counted exactly without writing it (strings and keys with their
+/// escapes, numbers as `serde_json` writes them). The walk stops as soon as the
 /// count passes `limit`, so it costs at most about `limit` steps, and it
 /// keeps its own stack past a shallow depth, so no nesting overflows it.
 pub(crate) fn json_size_exceeds(value: &Value, limit: usize) -> bool {
@@ -96,7 +104,7 @@ fn size_exceeds(value: &Value, limit: usize, size: &mut usize, depth: usize) -> 
         Value::Object(map) => {
             *size += 2 + map.len().saturating_sub(1);
             for (key, item) in map {
-                *size += key.len() + 3;
+                *size += string_len(key) + 1;
                 if *size > limit || size_exceeds(item, limit, size, depth + 1) {
                     return true;
                 }
@@ -112,7 +120,7 @@ fn scalar_len(value: &Value) -> usize {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
         Value::Number(n) => number_len(n),
-        Value::String(s) => s.len() + 2,
+        Value::String(s) => string_len(s),
         Value::Array(_) | Value::Object(_) => 0,
     }
 }
@@ -126,7 +134,7 @@ fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
             Value::Null | Value::Bool(true) => 4,
             Value::Bool(false) => 5,
             Value::Number(n) => number_len(n),
-            Value::String(s) => s.len() + 2,
+            Value::String(s) => string_len(s),
             Value::Array(items) => {
                 pending.extend(items);
                 2 + items.len().saturating_sub(1)
@@ -134,7 +142,7 @@ fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
             Value::Object(map) => {
                 let mut keys = 2 + map.len().saturating_sub(1);
                 for (key, item) in map {
-                    keys += key.len() + 3;
+                    keys += string_len(key) + 1;
                     pending.push(item);
                     if size + keys > limit {
                         break;
@@ -151,15 +159,38 @@ fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
     false
 }
 
-/// The length of a number written as JSON, counted by its digits (floats
-/// as at most 24 characters).
+/// The length of a string written as JSON: its quotes, and its escapes
+/// (`\"`, `\\` and the control characters, `\n` or `\u001f`).
+fn string_len(s: &str) -> usize {
+    let escapes: usize = s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..0x20 => 5,
+            _ => 0,
+        })
+        .sum();
+    s.len() + 2 + escapes
+}
+
+/// The length of a number written as JSON: integers by their digits,
+/// floats as `serde_json` writes them (its `Display` is its JSON form).
 fn number_len(n: &serde_json::Number) -> usize {
     if let Some(u) = n.as_u64() {
         u.checked_ilog10().unwrap_or(0) as usize + 1
     } else if let Some(i) = n.as_i64() {
         i.unsigned_abs().checked_ilog10().unwrap_or(0) as usize + 2
     } else {
-        24
+        struct Count(usize);
+        impl std::fmt::Write for Count {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0 += s.len();
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
+        count.0
     }
 }
 
@@ -177,6 +208,8 @@ mod tests {
         }
         for value in [
             json!({"pattern": "*.rs", "max_results": 50, "flags": [true, false, null], "n": -3}),
+            json!({"floats": [0.5, 1e-7, -2.5e300, 100.0, 0.1, f64::MAX, f64::MIN_POSITIVE]}),
+            json!({"quote\"d": "a \"quoted\" back\\slash", "ctl\n": "\u{1}\u{1f}\t\r\n\u{8}\u{c}", "wide": "é€😀"}),
             json!([]),
             json!({}),
             deep,

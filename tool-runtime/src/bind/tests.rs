@@ -279,24 +279,28 @@ fn valid_json_that_is_no_object_is_never_a_parse_error() {
         let code = argument_object(value.into()).unwrap_err().code;
         assert_eq!(code, ErrorCode::ArgumentsNotObject);
     }
-    // An object encoded twice is parsed, with a warning that has no path.
-    let twice = r#""{\"a\": 1}""#;
+    // An object encoded twice is parsed, with a warning that has no path:
+    // as raw text, a JSON string holding it; as a `Value`, a string
+    // holding it (a `Value` follows the rules of the JSON it is).
     for arguments in [
-        CallArguments::Text(twice.to_owned()),
-        CallArguments::Json(Value::String(twice.to_owned())),
+        CallArguments::Text(r#""{\"a\": 1}""#.to_owned()),
+        CallArguments::Json(json!(r#"{"a": 1}"#)),
     ] {
         let (map, warning) = argument_object(arguments.into()).unwrap();
         assert_eq!(Value::Object(map), json!({"a": 1}));
         let warning = warning.expect("a warning");
         assert_eq!(warning.code_path(), "json_string_parsed");
     }
-    // Raw text held in a Value is read as sent: no warning.
-    let (map, warning) = argument_object(json!(r#"{"a": 1}"#).into()).unwrap();
-    assert_eq!((Value::Object(map), warning), (json!({"a": 1}), None));
+    // Only raw text can be no JSON; a string `Value` holding no object
+    // (empty, or no JSON) is a string that is no object.
     assert_eq!(
         argument_object("nope".into()).unwrap_err().code,
         ErrorCode::JsonParseError
     );
+    for text in ["nope", "", "null", "{"] {
+        let code = argument_object(json!(text).into()).unwrap_err().code;
+        assert_eq!(code, ErrorCode::ArgumentsNotObject, "{text:?}");
+    }
 }
 
 #[test]
