@@ -198,6 +198,70 @@ async fn a_refused_call_lists_the_ignored_keys_with_the_closest_parameter() {
     assert!(result.text().contains("did you mean `id`?"), "{}", result.text());
 }
 
+#[tokio::test]
+async fn the_size_of_a_parsed_value_is_its_json_length_with_escapes() {
+    let registry = registry();
+    // Floats written short: 200 kB of JSON is within the limit.
+    let floats = json!({"values": [1], "meta": vec![0.5; 50_000]});
+    assert!(floats.to_string().len() < 1 << 20);
+    let result = registry.call("sum", floats).await;
+    assert!(!result.is_error, "{}", result.text());
+    // Characters that JSON escapes count as their escapes: 600k quotes and
+    // 300k control characters are more than 1 MiB as JSON.
+    for text in ["\"".repeat(600_000), "\u{1}".repeat(300_000)] {
+        let value = json!({"values": [1], "note": text});
+        assert!(value.to_string().len() > 1 << 20);
+        let result = registry.call("sum", value).await;
+        assert_eq!(result.error_codes(), ["arguments_too_large"]);
+    }
+}
+
+#[tokio::test]
+async fn a_list_made_from_what_was_sent_then_refused_leaves_no_warning() {
+    let registry = registry();
+    for (arguments, error) in [
+        // A list parsed from a string, then an element refused.
+        (json!({"values": "[1, \"x\"]"}), "unsupported_integer_literal:values[1]"),
+        // A single value wrapped in a list, then refused as its element.
+        (json!({"values": "x"}), "unsupported_integer_literal:values[0]"),
+    ] {
+        let result = registry.call("sum", arguments.clone()).await;
+        assert_eq!(result.error_codes(), [error], "{arguments}");
+        assert!(result.warnings.is_empty(), "{:?}", result.warning_codes());
+        let completion = registry.complete("sum", arguments).unwrap();
+        assert!(completion.warnings.is_empty(), "{:?}", completion.warnings);
+        assert_eq!(completion.params[0].source, tool_runtime::ValueSource::Refused);
+    }
+    // Accepted, the same changes warn.
+    let result = registry.call("sum", json!({"values": "[1, 2]"})).await;
+    assert_eq!(result.text(), "3");
+    assert_eq!(result.warning_codes(), ["json_string_parsed:values"]);
+}
+
+/// Tag items.
+#[tool]
+async fn tag(
+    #[param(description = "The items")] ids: Vec<u32>,
+    #[param(description = "The tag")] name: String,
+    #[param(description = "How many at most", default = 10)] limit: u32,
+) -> String {
+    format!("{} {name} {limit}", ids.len())
+}
+
+#[tokio::test]
+async fn ignored_keys_are_listed_however_many_values_were_coerced() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Tag).unwrap();
+    // 150 coercions fill the warnings' record; the misspelt key that
+    // explains the refusal is still listed.
+    let ids: Vec<String> = (0..150).map(|i| i.to_string()).collect();
+    let result = registry.call("tag", json!({"ids": ids, "nme": "x"})).await;
+    assert_eq!(result.error_codes(), ["missing_required:name"]);
+    let text = result.text();
+    assert!(text.contains("unknown_parameter:nme"), "{text}");
+    assert!(text.contains("did you mean `name`?"), "{text}");
+}
+
 /// Show one page of results.
 #[tool]
 async fn page(

@@ -303,7 +303,7 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
         for warning in ignored.iter().take(LISTED_IGNORED_KEYS) {
             line(&mut text, warning.code.as_str(), &warning.path, &warning.detail);
         }
-        if ignored.len() > LISTED_IGNORED_KEYS || report.omitted_warnings > 0 {
+        if ignored.len() > LISTED_IGNORED_KEYS || report.omitted_ignored > 0 {
             text.push_str("- and more.\n");
         }
     }

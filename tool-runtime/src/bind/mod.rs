@@ -53,22 +53,37 @@ pub enum BindMode {
 /// repeated costs no more memory than a small one (SPEC section 11).
 pub(crate) const MAX_RECORDED_PROBLEMS: usize = 100;
 
-/// What binding found: the warnings and the errors, in the order met, each
-/// list holding at most [`MAX_RECORDED_PROBLEMS`], with the count of those
-/// left out.
+/// What binding found: the warnings and the errors, in the order met, with
+/// the count of those left out. At most [`MAX_RECORDED_PROBLEMS`] errors
+/// are recorded, and as many warnings of coercions and again as many of
+/// ignored keys (`unknown_parameter`), so the keys a refused call ignored
+/// can still be listed however many values were coerced.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Report {
     /// Values accepted after a change.
     pub(crate) warnings: Vec<Warning>,
     /// Values that kept the tool from running.
     pub(crate) errors: Vec<CallError>,
-    /// Warnings met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
+    /// Warnings met past their bound, only counted.
     pub(crate) omitted_warnings: usize,
+    /// The `unknown_parameter` warnings among `warnings`.
+    pub(crate) recorded_ignored: usize,
+    /// The `unknown_parameter` warnings among those only counted.
+    pub(crate) omitted_ignored: usize,
     /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
     pub(crate) omitted_errors: usize,
     /// The tool's parameters whose value was refused, by their index among
     /// the parameters (at most one entry per declared parameter).
     pub(crate) refused: Vec<usize>,
+}
+
+/// Where a [`Report`] stood, to take back what came after.
+struct ReportMark {
+    warnings: usize,
+    omitted_warnings: usize,
+    recorded_ignored: usize,
+    omitted_ignored: usize,
+    errors: usize,
 }
 
 impl Report {
@@ -88,6 +103,31 @@ impl Report {
     /// Errors met, recorded or not.
     pub(crate) fn error_count(&self) -> usize {
         self.errors.len() + self.omitted_errors
+    }
+
+    /// Where the report stands now, to take back what follows.
+    fn mark(&self) -> ReportMark {
+        ReportMark {
+            warnings: self.warnings.len(),
+            omitted_warnings: self.omitted_warnings,
+            recorded_ignored: self.recorded_ignored,
+            omitted_ignored: self.omitted_ignored,
+            errors: self.error_count(),
+        }
+    }
+
+    /// Whether an error was met since `mark`.
+    fn refused_since(&self, mark: &ReportMark) -> bool {
+        self.error_count() > mark.errors
+    }
+
+    /// Takes back the warnings met since `mark`: they were about a value
+    /// that was refused after all.
+    fn drop_warnings_since(&mut self, mark: &ReportMark) {
+        self.warnings.truncate(mark.warnings);
+        self.omitted_warnings = mark.omitted_warnings;
+        self.recorded_ignored = mark.recorded_ignored;
+        self.omitted_ignored = mark.omitted_ignored;
     }
 
     /// There is an error: the tool may not run.
@@ -165,11 +205,26 @@ impl Walker {
     }
 
     fn warn(&mut self, code: WarningCode, detail: String) {
-        if self.report.warnings.len() >= MAX_RECORDED_PROBLEMS {
+        let ignored = code == WarningCode::UnknownParameter;
+        if !self.records_warning(ignored) {
             self.report.omitted_warnings += 1;
+            self.report.omitted_ignored += usize::from(ignored);
             return;
         }
+        self.report.recorded_ignored += usize::from(ignored);
         self.report.warnings.push(Warning::new(code, self.path.clone(), detail));
+    }
+
+    /// Whether a warning of an ignored key (`ignored`), or of a coercion,
+    /// is still recorded in detail.
+    fn records_warning(&self, ignored: bool) -> bool {
+        let report = &self.report;
+        let recorded = if ignored {
+            report.recorded_ignored
+        } else {
+            report.warnings.len() - report.recorded_ignored
+        };
+        recorded < MAX_RECORDED_PROBLEMS
     }
 
     fn error(&mut self, code: ErrorCode, detail: String) {
@@ -200,6 +255,7 @@ impl Walker {
         let mut known = 0;
         for (index, field) in object.fields.iter().enumerate() {
             let mark = self.enter_key(&field.name);
+            let before = self.report.mark();
             // One lookup for a key that is there; an alias is looked for
             // only when it is not.
             let mut sent = map.get_mut(&field.name);
@@ -216,21 +272,15 @@ impl Walker {
                         self.error(ErrorCode::MissingRequired, detail);
                     }
                 }
-                Some(value) if value.is_null() => {
+                Some(value) => {
                     // A defaulted field's null is removed, so it no longer counts.
-                    let errors = self.report.error_count();
-                    if !self.null_field(field.presence, &field.shape, &field.name, map) {
+                    if !value.is_null() {
+                        known += 1;
+                        self.value(&field.shape, value);
+                    } else if !self.null_field(field.presence, &field.shape, &field.name, map) {
                         known += 1;
                     }
-                    if top && self.report.error_count() > errors {
-                        self.report.refused.push(index);
-                    }
-                }
-                Some(value) => {
-                    known += 1;
-                    let errors = self.report.error_count();
-                    self.value(&field.shape, value);
-                    if top && self.report.error_count() > errors {
+                    if top && self.report.refused_since(&before) {
                         self.report.refused.push(index);
                     }
                 }
@@ -301,7 +351,7 @@ impl Walker {
             // The closest name is searched for only for a problem that is
             // recorded, so thousands of unknown keys cost no search each.
             let recorded = if self.lenient() {
-                self.report.warnings.len() < MAX_RECORDED_PROBLEMS
+                self.records_warning(true)
             } else {
                 self.report.errors.len() < MAX_RECORDED_PROBLEMS
             };
@@ -344,7 +394,8 @@ impl Walker {
             Kind::Enum(values) => self.enumeration(shape, values, value),
             Kind::Array { items, .. } => self.array(shape, items, value),
             Kind::Map { values } => {
-                if self.object_like(shape, value)
+                let before = self.report.mark();
+                if let Some(parsed) = self.object_like(shape, value)
                     && let Value::Object(map) = value
                 {
                     for (key, item) in map.iter_mut() {
@@ -356,13 +407,16 @@ impl Walker {
                         let detail = format!("expected {}, got {} keys", expected(shape), map.len());
                         self.error(ErrorCode::OutOfRange, detail);
                     }
+                    self.keep_if_accepted(parsed, &before);
                 }
             }
             Kind::Object(object) => {
-                if self.object_like(shape, value)
+                let before = self.report.mark();
+                if let Some(parsed) = self.object_like(shape, value)
                     && let Value::Object(map) = value
                 {
                     self.object(object, map, false);
+                    self.keep_if_accepted(parsed, &before);
                 }
             }
             Kind::Any => {
@@ -589,25 +643,33 @@ impl Walker {
     }
 
     fn array(&mut self, shape: &Shape, items: &Shape, value: &mut Value) {
-        match value {
-            Value::Array(_) => {}
-            Value::String(s) if self.lenient() => match parse_json_of_kind(s, '[') {
-                Some(parsed) => {
-                    self.warn(
-                        WarningCode::JsonStringParsed,
-                        "a JSON array inside a string was parsed".to_owned(),
-                    );
-                    *value = parsed;
+        let before = self.report.mark();
+        let coerced = match value {
+            Value::Array(_) => false,
+            Value::String(s) if self.lenient() => {
+                match parse_json_of_kind(s, '[') {
+                    Some(parsed) => {
+                        self.warn(
+                            WarningCode::JsonStringParsed,
+                            "a JSON array inside a string was parsed".to_owned(),
+                        );
+                        *value = parsed;
+                    }
+                    None => self.wrap_in_list(value),
                 }
-                None => self.wrap_in_list(value),
-            },
-            Value::Number(_) | Value::Bool(_) if self.lenient() => self.wrap_in_list(value),
+                true
+            }
+            Value::Number(_) | Value::Bool(_) if self.lenient() => {
+                self.wrap_in_list(value);
+                true
+            }
             // One object where a list of objects belongs.
             Value::Object(_) if self.lenient() && matches!(items.kind, Kind::Object(_) | Kind::Map { .. }) => {
-                self.wrap_in_list(value)
+                self.wrap_in_list(value);
+                true
             }
             _ => return self.mismatch(shape, value),
-        }
+        };
         let Value::Array(elements) = value else {
             return;
         };
@@ -631,6 +693,17 @@ impl Walker {
                 .done();
             self.error(ErrorCode::OutOfRange, detail);
         }
+        self.keep_if_accepted(coerced, &before);
+    }
+
+    /// After a container made from what was sent (a list from a single
+    /// value, a value from a JSON string) was walked: when it was refused
+    /// after all, no warning is kept of the change or of any made inside
+    /// it, as the tool never got the result.
+    fn keep_if_accepted(&mut self, coerced: bool, before: &ReportMark) {
+        if coerced && self.report.refused_since(before) {
+            self.report.drop_warnings_since(before);
+        }
     }
 
     fn wrap_in_list(&mut self, value: &mut Value) {
@@ -640,10 +713,10 @@ impl Walker {
     }
 
     /// Accepts an object, or in lenient mode a string holding a JSON object
-    /// (parsed in place); reports a mismatch otherwise.
-    fn object_like(&mut self, shape: &Shape, value: &mut Value) -> bool {
+    /// (parsed in place; `Some(true)`); reports a mismatch otherwise.
+    fn object_like(&mut self, shape: &Shape, value: &mut Value) -> Option<bool> {
         match value {
-            Value::Object(_) => true,
+            Value::Object(_) => Some(false),
             Value::String(s) if self.lenient() => match parse_json_of_kind(s, '{') {
                 Some(parsed) => {
                     self.warn(
@@ -651,16 +724,16 @@ impl Walker {
                         "a JSON object inside a string was parsed".to_owned(),
                     );
                     *value = parsed;
-                    true
+                    Some(true)
                 }
                 None => {
                     self.mismatch(shape, value);
-                    false
+                    None
                 }
             },
             _ => {
                 self.mismatch(shape, value);
-                false
+                None
             }
         }
     }
