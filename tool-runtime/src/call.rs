@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 /// (OpenAI sends arguments as a string).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallArguments {
-    /// Arguments already parsed.
+    /// Arguments already parsed. A `Value::String` is the JSON it is, a
+    /// string: arguments encoded twice when it holds an object, else no
+    /// object. Raw text goes in `Text`.
     Json(Value),
     /// Raw argument text; empty text and `null` mean `{}`.
     Text(String),

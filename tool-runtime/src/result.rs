@@ -59,7 +59,8 @@ pub struct ToolResult {
     pub warnings: Vec<Warning>,
     /// Why the tool did not run (argument problems, an unknown tool): the
     /// first 100 problems met, however many there were (the text says how
-    /// many). `warnings` likewise holds at most 100.
+    /// many). `warnings` likewise holds at most 100 coercions, and at
+    /// most 100 ignored keys (`unknown_parameter`).
     pub errors: Vec<CallError>,
 }
 
