@@ -195,6 +195,27 @@ async fn serialize_results_are_json_text_and_structured_content() {
     assert!(Greet.definition().output_schema().is_none());
 }
 
+/// Sum a list of integers, returned wrapped in `Json`.
+#[tool]
+async fn summarize_json(
+    #[param(description = "The numbers")] numbers: Vec<i64>,
+) -> Result<tool_runtime::Json<Stats>, ToolError> {
+    Ok(tool_runtime::Json(Stats {
+        count: numbers.len(),
+        sum: numbers.iter().sum(),
+    }))
+}
+
+#[tokio::test]
+async fn a_json_return_advertises_the_schema_of_what_it_wraps() {
+    let schema = SummarizeJson.definition().output_schema().expect("an output schema");
+    assert_eq!(schema, Summarize.definition().output_schema().unwrap());
+    let mut registry = ToolRegistry::new();
+    registry.register(SummarizeJson).unwrap();
+    let result = registry.call("summarize_json", json!({"numbers": [1, 2]})).await;
+    assert_eq!(result.structured_content, Some(json!({"count": 2, "sum": 3})));
+}
+
 #[tokio::test]
 async fn a_strict_tool_refuses_what_lenient_mode_would_coerce() {
     let (registry, _) = registry();

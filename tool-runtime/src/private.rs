@@ -22,6 +22,7 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
+use crate::output::Json;
 use crate::tool::STRAY_BLOCKING_CALLS;
 
 use serde::Serialize;
@@ -312,11 +313,23 @@ pub trait ViaToolParam {
 
 impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<T> {
     fn __output_shape(&self) -> Option<Shape> {
-        // MCP wants an object schema, and structured content on every
-        // success: an `Option` return type may have neither.
-        let shape = T::shape();
-        (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then_some(shape)
+        output_object_shape::<T>()
     }
+}
+
+/// A value returned as [`Json`] has the schema of what it wraps.
+impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<Json<T>> {
+    fn __output_shape(&self) -> Option<Shape> {
+        output_object_shape::<T>()
+    }
+}
+
+/// `T`'s shape when it is an object: MCP wants an object schema, and
+/// structured content on every success, which an `Option` return type may
+/// not give.
+fn output_object_shape<T: ToolParam>() -> Option<Shape> {
+    let shape = T::shape();
+    (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then_some(shape)
 }
 
 /// Other return types have none.
