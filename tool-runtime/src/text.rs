@@ -9,15 +9,30 @@ use std::borrow::Cow;
 pub(crate) const QUOTE_CHARS: usize = 64;
 
 /// `s` cut to [`QUOTE_CHARS`] characters, with a marker saying how long it
-/// was; `s` itself when it is short enough.
+/// was, and its control characters escaped (`\n`, `\u{1}`), so what the
+/// model sent can neither run long nor start a line of its own in an
+/// answer; `s` itself when it is short and plain.
 pub(crate) fn clip(s: &str) -> Cow<'_, str> {
-    match s.char_indices().nth(QUOTE_CHARS) {
-        None => Cow::Borrowed(s),
-        Some((cut, _)) => Cow::Owned(format!(
-            "{}...(cut, {} characters in all)",
-            &s[..cut],
-            s.chars().count()
-        )),
+    let cut = s.char_indices().nth(QUOTE_CHARS).map(|(cut, _)| cut);
+    let kept = &s[..cut.unwrap_or(s.len())];
+    let kept: Cow<'_, str> = if kept.contains(char::is_control) {
+        Cow::Owned(
+            kept.chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(kept)
+    };
+    match cut {
+        None => kept,
+        Some(_) => Cow::Owned(format!("{kept}...(cut, {} characters in all)", s.chars().count())),
     }
 }
 
@@ -95,6 +110,15 @@ mod tests {
         assert!(clipped.starts_with(&"x".repeat(QUOTE_CHARS)), "{clipped}");
         assert!(clipped.ends_with("...(cut, 1048576 characters in all)"), "{clipped}");
         assert!(clipped.len() < 120);
+    }
+
+    #[test]
+    fn clip_escapes_control_characters_so_no_quote_starts_a_line() {
+        assert_eq!(clip("a\nb\u{1}"), "a\\nb\\u{1}");
+        let long = "\n".repeat(100);
+        let clipped = clip(&long);
+        assert!(!clipped.contains('\n'), "{clipped}");
+        assert!(clipped.ends_with("...(cut, 100 characters in all)"), "{clipped}");
     }
 
     #[test]
