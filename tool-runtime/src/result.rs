@@ -183,12 +183,15 @@ impl ToolResult {
     /// result without warnings is returned unchanged, and so is a refused
     /// call (its arguments were not accepted; its text already says what
     /// to correct). (By default warnings are only on the result and in the
-    /// `tracing` log.)
+    /// `tracing` log.) At most 20 changes are listed, then how many more.
     pub fn with_warnings_shown(mut self) -> Self {
         if !self.warnings.is_empty() && self.outcome() != Outcome::InvalidArguments {
             let mut text = format!("Note: the arguments of `{}` were accepted after changes:\n", self.tool);
-            for warning in &self.warnings {
+            for warning in self.warnings.iter().take(LISTED_PROBLEMS) {
                 let _ = writeln!(text, "- {warning}");
+            }
+            if self.warnings.len() > LISTED_PROBLEMS {
+                let _ = writeln!(text, "- and {} more changes.", self.warnings.len() - LISTED_PROBLEMS);
             }
             text.push_str("Send values of the declared types next time.");
             self.content.push(Content::text(text));
@@ -348,6 +351,25 @@ mod tests {
             note.contains("- string_literal_converted_to_integer:n: the string \"42\""),
             "{note}"
         );
+    }
+
+    #[test]
+    fn shown_warnings_are_listed_up_to_twenty() {
+        let mut result = ToolResult::new("t", None, ToolOutput::text("ok"));
+        for i in 0..150 {
+            let detail = format!("key {i} was read loosely");
+            result
+                .warnings
+                .push(Warning::new(WarningCode::ParameterNameNormalized, "p", detail));
+        }
+        let note = result
+            .with_warnings_shown()
+            .content
+            .pop()
+            .and_then(|c| c.as_text().map(str::to_owned));
+        let note = note.expect("a note");
+        assert_eq!(note.lines().filter(|l| l.starts_with("- parameter_name")).count(), 20);
+        assert!(note.contains("- and 130 more changes."), "{note}");
     }
 
     #[test]
