@@ -314,3 +314,40 @@ async fn a_call_cancelled_before_it_started_never_runs_its_tool() {
     assert!(second.text().contains("was not run"), "{}", second.text());
     assert_eq!(peak(&registry), 1, "only the first call ran");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_slow_first_call_never_holds_up_the_calls_behind_it() {
+    let registry = registry()
+        .with_concurrency(2)
+        .with_timeout(Some(Duration::from_millis(500)));
+    let mut calls = vec![wait_call("wait", 0, 2000)];
+    calls.extend((1..6).map(|i| wait_call("wait", i, 20)));
+    let start = Instant::now();
+    let results = registry.call_all(calls).await;
+    assert_eq!(results[0].outcome(), Outcome::TimedOut, "{}", results[0].text());
+    let labels: Vec<_> = results[1..].iter().map(|r| r.text()).collect();
+    assert_eq!(
+        labels,
+        ["r1", "r2", "r3", "r4", "r5"],
+        "the quick calls ran in the free slot"
+    );
+    assert_eq!(peak(&registry), 2, "never more than the limit at once");
+    assert_eq!(start.elapsed(), Duration::from_millis(500));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_that_finds_no_free_slot_within_its_limit_is_not_run() {
+    let registry = registry()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_secs(1)));
+    let results = registry
+        .call_all(vec![wait_call("wait", 0, 5000), wait_call("wait", 1, 10)])
+        .await;
+    assert_eq!(results[0].outcome(), Outcome::TimedOut);
+    assert!(results[0].text().contains("did not finish"), "{}", results[0].text());
+    assert_eq!(results[1].outcome(), Outcome::TimedOut);
+    assert!(results[1].text().contains("could not start"), "{}", results[1].text());
+    assert!(results[1].text().contains("was not run"), "{}", results[1].text());
+    assert_eq!(results[1].call_id.as_deref(), Some("id1"));
+    assert_eq!(peak(&registry), 1, "the second call's tool never ran");
+}

@@ -18,6 +18,8 @@ use std::task::Poll;
 
 use futures_util::FutureExt as _;
 use futures_util::StreamExt as _;
+use futures_util::stream::FuturesOrdered;
+use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
 use super::ToolRegistry;
@@ -71,18 +73,80 @@ impl ToolRegistry {
     /// returns their results in the order of `calls`.
     ///
     /// Every call's time limit counts from this call, so time spent waiting
-    /// for the concurrency limit counts against it.
+    /// for the concurrency limit counts against it; a call that finds no
+    /// free slot within its limit is a `TimedOut` result and never runs.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolResult> {
-        let made = Some(Instant::now());
+        let made = Instant::now();
+        let slots = &self.slots();
         let run = |call: ToolCall| async move {
-            let mut result = self.run(call.id, &call.name, call.arguments.into(), None, made).await;
-            self.bound(&mut result);
-            result
+            match self.slot(slots, &call, made, None).await {
+                Ok(_slot) => self.call_made(call, None, made).await,
+                Err(not_started) => *not_started,
+            }
         };
-        futures_util::stream::iter(calls.into_iter().map(run))
-            .buffered(self.settings.concurrency)
+        calls
+            .into_iter()
+            .map(run)
+            .collect::<FuturesOrdered<_>>()
             .collect()
             .await
+    }
+
+    /// The concurrency limit of one batch of calls: each call holds one of
+    /// these slots while it runs.
+    pub(crate) fn slots(&self) -> Slots {
+        Slots(Semaphore::new(self.settings.concurrency.min(Semaphore::MAX_PERMITS)))
+    }
+
+    /// Waits for a free slot of `slots` for `call`, made at `made`: within
+    /// its time limit, counted from `made`, and until the caller's
+    /// `cancellation`. A call that gets none is answered here, never run.
+    ///
+    /// A slot that is free at once costs no clock reading and no timer.
+    pub(crate) async fn slot<'s>(
+        &self,
+        slots: &'s Slots,
+        call: &ToolCall,
+        made: Instant,
+        cancellation: Option<&Cancellation>,
+    ) -> Result<Slot<'s>, Box<ToolResult>> {
+        if let Ok(slot) = slots.0.try_acquire() {
+            return Ok(Slot { _permit: Some(slot) });
+        }
+        let waited = Box::pin(self.wait(slots.0.acquire(), made, cancellation)).await;
+        let name = &call.name;
+        match waited {
+            // An error only for a closed semaphore, and none is ever closed.
+            Waited::Finished(slot) if !self.expired(made) => return Ok(Slot { _permit: slot.ok() }),
+            Waited::Cancelled => return Err(Box::new(not_started(name, call.id.clone()))),
+            // No slot within the limit, or one freed only as it ran out.
+            Waited::Finished(_) | Waited::TimedOut(_) => {}
+        }
+        let limit = self.settings.timeout.unwrap_or_default().as_secs_f64();
+        let why = "other calls held every slot of the concurrency limit";
+        Err(Box::new(not_started_in_time(name, call.id.clone(), limit, why)))
+    }
+
+    /// Runs one call made at `made`, its time limit counted from then (the
+    /// wait for a [`slot`](Self::slot) included), stopped by the caller's
+    /// `cancellation`.
+    pub(crate) async fn call_made(
+        &self,
+        call: ToolCall,
+        cancellation: Option<&Cancellation>,
+        made: Instant,
+    ) -> ToolResult {
+        let mut result = self
+            .run(call.id, &call.name, call.arguments.into(), cancellation, Some(made))
+            .await;
+        self.bound(&mut result);
+        result
+    }
+
+    /// Whether the time limit of a call made at `made` has run out.
+    fn expired(&self, made: Instant) -> bool {
+        let end = self.settings.timeout.and_then(|t| made.checked_add(t));
+        end.is_some_and(|end| Instant::now() >= end)
     }
 
     /// Runs one call made at `made` (`None`: now, read only when the call
@@ -245,12 +309,7 @@ impl ToolRegistry {
             };
             match Box::pin(self.wait(gate, made, signals.external)).await {
                 Waited::Finished(guards) => (_shared, _exclusive) = guards,
-                Waited::TimedOut(limit) => {
-                    let text = format!(
-                        "The tool `{name}` could not start within {limit} seconds (other calls held it) and was not run."
-                    );
-                    return ToolResult::failure(&name, id, Outcome::TimedOut, text);
-                }
+                Waited::TimedOut(limit) => return not_started_in_time(&name, id, limit, "other calls held it"),
                 Waited::Cancelled => return not_started(&name, id),
             }
         }
@@ -323,6 +382,15 @@ struct Started {
     own: Option<Cancellation>,
 }
 
+/// The concurrency limit shared by a batch of calls (see
+/// [`ToolRegistry::slots`]).
+pub(crate) struct Slots(Semaphore);
+
+/// A call's hold on one of its batch's [`Slots`], released when dropped.
+pub(crate) struct Slot<'s> {
+    _permit: Option<SemaphorePermit<'s>>,
+}
+
 /// The signals of one call: its own (seen by the tool) and the caller's,
 /// and when it was made, if that was before it came to the registry.
 #[derive(Clone, Copy)]
@@ -385,6 +453,13 @@ fn overloaded(name: &str, id: Option<String>, stray: usize) -> ToolResult {
         "The tool `{name}` was not run: {stray} earlier calls of blocking tools are still running past their time limit. Try again later."
     );
     ToolResult::failure(name, id, Outcome::Overloaded, text)
+}
+
+/// A call that could not start within its time limit of `limit` seconds,
+/// and `why`: the tool never ran.
+fn not_started_in_time(name: &str, id: Option<String>, limit: f64, why: &str) -> ToolResult {
+    let text = format!("The tool `{name}` could not start within {limit} seconds ({why}) and was not run.");
+    ToolResult::failure(name, id, Outcome::TimedOut, text)
 }
 
 /// A call cancelled before its tool started: the tool never ran.
