@@ -343,3 +343,47 @@ fn registry_with_nap() -> ToolRegistry {
     registry.register(NapLogged).unwrap();
     registry
 }
+
+#[tool]
+/// Dozes for 400 ms.
+async fn doze() -> String {
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    "awake".into()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_time_limit_counts_the_wait_for_the_concurrency_limit() {
+    let mut registry = ToolRegistry::new()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_millis(500)));
+    registry.register(Doze).unwrap();
+    let model = Scripted::new([
+        calls(&[
+            ("d1", "doze", json!({})),
+            ("d2", "doze", json!({})),
+            ("d3", "doze", json!({})),
+        ]),
+        text("Done", ModelStop::EndTurn),
+    ]);
+    let start = tokio::time::Instant::now();
+    let outcome = Agent::new(model, registry).run("Doze").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!(results[0].to_text(), "awake");
+    // Made at 0 ms, started at 400 ms: its limit ends at 500 ms.
+    assert!(results[1].is_error);
+    assert!(
+        results[1].to_text().contains("did not finish"),
+        "{}",
+        results[1].to_text()
+    );
+    // No slot before 500 ms: never run.
+    assert!(results[2].is_error);
+    assert!(
+        results[2].to_text().contains("could not start"),
+        "{}",
+        results[2].to_text()
+    );
+    assert_eq!(start.elapsed(), Duration::from_millis(500));
+}

@@ -4,8 +4,11 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use tokio::time::Instant;
 
 use crate::model::{ToolResultBlock, ToolUse};
+use crate::registry::HeldSlot;
+pub(crate) use crate::registry::Slots;
 use crate::result::Outcome;
 use crate::{CallArguments, Cancellation, Tool, ToolCall, ToolRegistry, ToolResult};
 
@@ -33,9 +36,31 @@ pub(crate) fn arguments_json(call: &ToolCall) -> Value {
     }
 }
 
-/// Runs one call; a raised `cancellation` makes it a `Cancelled` result.
-pub(crate) async fn run(registry: &ToolRegistry, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-    registry.call_cancellable(call, cancellation).await
+/// Waits for a slot of the registry's concurrency limit for `call`, made
+/// at `made`; a call that gets none within its time limit, or is cancelled
+/// first, is answered with the result returned.
+pub(crate) async fn slot<'s>(
+    registry: &ToolRegistry,
+    slots: &'s Slots,
+    call: &ToolCall,
+    made: Instant,
+    cancellation: &Cancellation,
+) -> Result<HeldSlot<'s>, ToolResult> {
+    registry
+        .slot(slots, call, made, Some(cancellation))
+        .await
+        .map_err(|not_started| *not_started)
+}
+
+/// Runs one call made at `made`, its time limit counted from then; a
+/// raised `cancellation` makes it a `Cancelled` result.
+pub(crate) async fn run(
+    registry: &ToolRegistry,
+    call: ToolCall,
+    cancellation: &Cancellation,
+    made: Instant,
+) -> ToolResult {
+    registry.call_made(call, Some(cancellation), made).await
 }
 
 /// An `is_error` result for a call that did not run (refused, not allowed,
@@ -84,9 +109,9 @@ pub(crate) fn text(result: &ToolResult) -> String {
     result.text()
 }
 
-/// How many calls of one message the registry runs at once.
-pub(crate) fn concurrency(registry: &ToolRegistry) -> usize {
-    registry.settings.concurrency
+/// The registry's concurrency limit, for the calls of one run.
+pub(crate) fn slots(registry: &ToolRegistry) -> Arc<Slots> {
+    Arc::new(registry.slots())
 }
 
 pub(crate) fn tools(registry: &ToolRegistry) -> impl Iterator<Item = Arc<dyn Tool>> {

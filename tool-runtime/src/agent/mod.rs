@@ -34,12 +34,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
 use crate::{Cancellation, Tool, ToolDefinition, ToolRegistry, ToolResult};
-use adapter::SharedRegistry;
+use adapter::{SharedRegistry, Slots};
 use events::EventFn;
 use outcome::Slot;
 
@@ -265,7 +264,7 @@ impl<M: Model> Agent<M> {
     /// then the registry.
     fn start(&self, call: ToolUse, turn: &TurnContext, cancellation: &Cancellation) -> JoinHandle<Slot> {
         let registry = self.registry.clone();
-        let permits = turn.permits.clone();
+        let slots = turn.slots.clone();
         let available = turn.available.clone();
         let approver = self.approver.clone();
         let on_event = self.on_event.clone();
@@ -306,13 +305,13 @@ impl<M: Model> Agent<M> {
                     Approval::Defer => return Slot::Pending(call),
                 }
             }
-            // The registry's concurrency limit, as `call_all` keeps it.
-            let _permit = tokio::select! {
-                permit = permits.acquire_owned() => permit.ok(),
-                () = cancellation.cancelled() => {
-                    let text = format!("The call of `{}` was cancelled before it ran.", call.name);
-                    return finish(adapter::not_run(&call, text, true), Duration::ZERO);
-                }
+            // Made now that it may run (an approver's time never counts):
+            // its time limit runs from here, the wait for a slot of the
+            // registry's concurrency limit included, as in `call_all`.
+            let made = tokio::time::Instant::now();
+            let _slot = match adapter::slot(&registry, &slots, &tool_call, made, &cancellation).await {
+                Ok(slot) => slot,
+                Err(not_started) => return finish(not_started, Duration::ZERO),
             };
             emit(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
@@ -320,13 +319,13 @@ impl<M: Model> Agent<M> {
                 arguments: adapter::arguments_json(&tool_call),
             });
             let started = tokio::time::Instant::now();
-            let result = adapter::run(&registry, tool_call, &cancellation).await;
+            let result = adapter::run(&registry, tool_call, &cancellation, made).await;
             finish(result, started.elapsed())
         })
     }
 
     async fn drive(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
-        let permits = Arc::new(Semaphore::new(adapter::concurrency(&self.registry)));
+        let slots = adapter::slots(&self.registry);
         loop {
             if cancellation.is_cancelled() {
                 return state.end(StopReason::Cancelled);
@@ -351,7 +350,7 @@ impl<M: Model> Agent<M> {
             };
             let context = TurnContext {
                 available,
-                permits: permits.clone(),
+                slots: slots.clone(),
             };
 
             // The model's turn; complete streamed calls start at once.
@@ -540,7 +539,8 @@ fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> Ag
 /// What every call of a run shares.
 struct TurnContext {
     available: Arc<str>,
-    permits: Arc<Semaphore>,
+    /// The registry's concurrency limit, shared by every call of the run.
+    slots: Arc<Slots>,
 }
 
 struct RunState {

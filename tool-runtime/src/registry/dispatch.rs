@@ -109,15 +109,15 @@ impl ToolRegistry {
         call: &ToolCall,
         made: Instant,
         cancellation: Option<&Cancellation>,
-    ) -> Result<Slot<'s>, Box<ToolResult>> {
+    ) -> Result<HeldSlot<'s>, Box<ToolResult>> {
         if let Ok(slot) = slots.0.try_acquire() {
-            return Ok(Slot { _permit: Some(slot) });
+            return Ok(HeldSlot { _permit: Some(slot) });
         }
         let waited = Box::pin(self.wait(slots.0.acquire(), made, cancellation)).await;
         let name = &call.name;
         match waited {
             // An error only for a closed semaphore, and none is ever closed.
-            Waited::Finished(slot) if !self.expired(made) => return Ok(Slot { _permit: slot.ok() }),
+            Waited::Finished(slot) if !self.expired(made) => return Ok(HeldSlot { _permit: slot.ok() }),
             Waited::Cancelled => return Err(Box::new(not_started(name, call.id.clone()))),
             // No slot within the limit, or one freed only as it ran out.
             Waited::Finished(_) | Waited::TimedOut(_) => {}
@@ -387,7 +387,7 @@ struct Started {
 pub(crate) struct Slots(Semaphore);
 
 /// A call's hold on one of its batch's [`Slots`], released when dropped.
-pub(crate) struct Slot<'s> {
+pub(crate) struct HeldSlot<'s> {
     _permit: Option<SemaphorePermit<'s>>,
 }
 

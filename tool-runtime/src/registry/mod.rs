@@ -13,6 +13,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 pub use complete::{Completion, ParamRow, ValueSource};
+#[cfg(feature = "agent")]
+pub(crate) use dispatch::{HeldSlot, Slots};
 pub(crate) use mounted::ToolGroup;
 
 use crate::bind::{self, BindMode};
