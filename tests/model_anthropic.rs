@@ -632,3 +632,98 @@ async fn a_server_that_never_answers_is_a_timeout() {
     assert_eq!(error.kind(), ModelErrorKind::Timeout, "{error}");
     server.abort();
 }
+
+/// A stream of the given events (each named by its `type`), opened by
+/// `message_start` and closed by `message_delta` (stopping for tool use)
+/// and `message_stop`.
+fn tool_use_stream(blocks: Vec<Value>) -> Reply {
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    ];
+    events.extend(blocks);
+    events.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+    events.push(json!({"type": "message_stop"}));
+    Reply::sse(
+        events
+            .iter()
+            .map(|event| (event["type"].as_str(), event.to_string()))
+            .collect(),
+    )
+}
+
+/// The start, one input delta and the stop of tool_use block `index`.
+fn streamed_call(index: usize, id: &str, input: &str) -> Vec<Value> {
+    vec![
+        json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": "add", "input": {}}}),
+        json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": input}}),
+        json!({"type": "content_block_stop", "index": index}),
+    ]
+}
+
+/// The error a run over one model turn ends with, streamed or not.
+async fn model_error(reply: Reply, stream: bool) -> tool_runtime::model::ModelError {
+    let server = Server::start(vec![reply], false).await;
+    let outcome = Agent::new(client(&server, stream), registry()).run("Add").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_transcript_valid(&outcome.transcript);
+    outcome.error.unwrap()
+}
+
+#[tokio::test]
+async fn streamed_call_ids_are_checked_as_the_whole_response_s_are() {
+    for (first, second, expected) in [
+        ("toolu_1", "toolu_1", "`toolu_1` appears twice"),
+        ("toolu_1", "", "empty id"),
+    ] {
+        let whole = anthropic_tool_use(
+            "Adding.",
+            &[
+                (first, "add", json!({"a": 1, "b": 2})),
+                (second, "add", json!({"a": 3, "b": 4})),
+            ],
+        );
+        let unstreamed = model_error(Reply::ok(whole), false).await;
+        let mut blocks = streamed_call(0, first, r#"{"a": 1, "b": 2}"#);
+        blocks.extend(streamed_call(1, second, r#"{"a": 3, "b": 4}"#));
+        let streamed = model_error(tool_use_stream(blocks), true).await;
+        for error in [&unstreamed, &streamed] {
+            assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+            assert!(error.to_string().contains(expected), "{error}");
+        }
+        assert_eq!(streamed.to_string(), unstreamed.to_string());
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_tool_use_block_that_never_ends_is_an_error() {
+    let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 1, "b": 2}"#);
+    blocks.pop();
+    let error = model_error(tool_use_stream(blocks), true).await;
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert!(error.to_string().contains("toolu_1"), "{error}");
+    assert!(error.to_string().contains("content_block_stop"), "{error}");
+}
+
+#[tokio::test]
+async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
+    let blocks = vec![
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    let server = Server::start(
+        vec![
+            tool_use_stream(blocks),
+            anthropic_stream(&anthropic_text("5"), HashMap::new()),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Add 2 and 3").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_transcript_valid(&outcome.transcript);
+    let call = outcome.transcript[1].tool_uses().next().unwrap();
+    assert_eq!(call.input, json!({"a": 2, "b": 3}));
+    let answer = &server.requests()[1].body["messages"][2]["content"][0];
+    assert_eq!(answer["content"][0]["text"], "5", "{answer}");
+    assert!(answer.get("is_error").is_none(), "{answer}");
+}

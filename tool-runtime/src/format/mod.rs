@@ -5,8 +5,10 @@
 //! tool's one cached schema and kept, so listing definitions builds no schema
 //! per call; [`strict`] holds the schema rewrites the strict variants need.
 
+use std::borrow::Borrow;
 use std::collections::HashSet;
 use std::fmt;
+use std::hash::Hash;
 
 use serde_json::Value;
 
@@ -316,20 +318,31 @@ pub(crate) fn tool_name(name: &Value) -> Option<&str> {
 
 /// Checks that call ids are present and distinct.
 pub(crate) fn check_call_ids<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(), FormatError> {
-    let mut seen = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::new();
     for id in ids {
-        if id.is_empty() {
-            return Err(FormatError::new(
-                FormatErrorKind::MissingId,
-                "a tool call has an empty id",
-            ));
-        }
-        if !seen.insert(id) {
-            return Err(FormatError::new(
-                FormatErrorKind::DuplicateId,
-                format!("the tool call id `{id}` appears twice"),
-            ));
-        }
+        check_call_id(id, &mut seen)?;
+    }
+    Ok(())
+}
+
+/// Checks one call id of a message against the ids `seen` before it
+/// (borrowed, or owned where the message arrives in pieces): present and
+/// not among them. `seen` then holds it.
+pub(crate) fn check_call_id<'a, S>(id: &'a str, seen: &mut HashSet<S>) -> Result<(), FormatError>
+where
+    S: Borrow<str> + Eq + Hash + From<&'a str>,
+{
+    if id.is_empty() {
+        return Err(FormatError::new(
+            FormatErrorKind::MissingId,
+            "a tool call has an empty id",
+        ));
+    }
+    if !seen.insert(S::from(id)) {
+        return Err(FormatError::new(
+            FormatErrorKind::DuplicateId,
+            format!("the tool call id `{id}` appears twice"),
+        ));
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! let model = Anthropic::new("claude-sonnet-4-5").max_tokens(4096).system("Be brief.").streaming(true);
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -16,7 +16,7 @@ use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
 };
-use crate::format::Format;
+use crate::format::{Format, check_call_id, tool_name};
 
 /// The API version sent in `anthropic-version`.
 pub const API_VERSION: &str = "2023-06-01";
@@ -404,13 +404,38 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
     Ok(response)
 }
 
+/// The call of a tool_use block that ended: its streamed input, or, when
+/// no delta came, the input its start held. Input cut short (a turn that
+/// hit max_tokens) stays as text: the binder tells the model what is wrong.
+fn tool_use_end(id: String, name: String, json: String, input: Value) -> ToolUse {
+    if json.trim().is_empty() {
+        return ToolUse::new(id, name, input);
+    }
+    match serde_json::from_str::<Value>(&json) {
+        Ok(input) => ToolUse::new(id, name, input),
+        Err(_) => ToolUse::from_text(id, name, json),
+    }
+}
+
 #[derive(Debug)]
 enum Partial {
     Text(String),
-    ToolUse { id: String, name: String, json: String },
-    Thinking { text: String, signature: String },
+    /// `input`: what the block's start held, the input unless deltas follow.
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+        input: Value,
+    },
+    Thinking {
+        text: String,
+        signature: String,
+    },
     Redacted(String),
-    Provider { block: Value, json: String },
+    Provider {
+        block: Value,
+        json: String,
+    },
 }
 
 /// A streamed response being put together from its events.
@@ -418,6 +443,9 @@ enum Partial {
 struct StreamState {
     blocks: BTreeMap<u64, Partial>,
     done: Vec<(u64, Block)>,
+    /// The ids of the tool_use blocks so far: present and distinct, as the
+    /// non-streamed parser requires.
+    call_ids: HashSet<String>,
     stop: Option<ModelStop>,
     usage: Usage,
     id: Option<String>,
@@ -447,16 +475,7 @@ impl StreamState {
                 let block = &data["content_block"];
                 let partial = match block["type"].as_str() {
                     Some("text") => Partial::Text(block["text"].as_str().unwrap_or_default().to_owned()),
-                    Some("tool_use") => {
-                        let (Some(id), Some(name)) = (block["id"].as_str(), block["name"].as_str()) else {
-                            return Err(malformed("a tool_use block lacks its id or name"));
-                        };
-                        Partial::ToolUse {
-                            id: id.to_owned(),
-                            name: name.to_owned(),
-                            json: String::new(),
-                        }
-                    }
+                    Some("tool_use") => self.tool_use_start(block)?,
                     Some("thinking") => Partial::Thinking {
                         text: String::new(),
                         signature: String::new(),
@@ -500,14 +519,8 @@ impl StreamState {
                 let index = index.ok_or_else(|| malformed("content_block_stop without an index"))?;
                 let block = match self.blocks.remove(&index) {
                     Some(Partial::Text(text)) => Block::Text { text },
-                    Some(Partial::ToolUse { id, name, json }) => {
-                        // Input cut short (a turn that hit max_tokens) stays
-                        // as text: the binder tells the model what is wrong.
-                        let call = match serde_json::from_str::<Value>(&json) {
-                            Ok(input) => ToolUse::new(id, name, input),
-                            Err(_) if json.trim().is_empty() => ToolUse::new(id, name, json!({})),
-                            Err(_) => ToolUse::from_text(id, name, json),
-                        };
+                    Some(Partial::ToolUse { id, name, json, input }) => {
+                        let call = tool_use_end(id, name, json, input);
                         events(StreamEvent::ToolUse(call.clone()));
                         Block::ToolUse(call)
                     }
@@ -544,9 +557,34 @@ impl StreamState {
         Ok(false)
     }
 
+    /// A tool_use block's start: its id and name checked as the
+    /// non-streamed parser checks them.
+    fn tool_use_start(&mut self, block: &Value) -> Result<Partial, ModelError> {
+        let (Some(id), Some(name)) = (block["id"].as_str(), tool_name(&block["name"])) else {
+            return Err(malformed("a tool_use block lacks its id or name"));
+        };
+        check_call_id(id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
+        Ok(Partial::ToolUse {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            json: String::new(),
+            input: block.get("input").cloned().unwrap_or_else(|| json!({})),
+        })
+    }
+
     fn finish(mut self) -> Result<ModelResponse, ModelError> {
         if !self.finished {
             return Err(malformed("the stream ended before message_stop"));
+        }
+        // A call never dropped: one whose block never ended is an error.
+        if let Some((index, Partial::ToolUse { id, name, .. })) = self
+            .blocks
+            .iter()
+            .find(|(_, block)| matches!(block, Partial::ToolUse { .. }))
+        {
+            return Err(malformed(format!(
+                "the tool_use block {index} (`{name}`, id `{id}`) had no content_block_stop before message_stop"
+            )));
         }
         self.done.sort_by_key(|(index, _)| *index);
         let content = self.done.into_iter().map(|(_, block)| block).collect();
