@@ -232,6 +232,26 @@ async fn openai_chat_round_trip_parses_string_arguments() {
     assert!(messages[1]["content"].as_str().unwrap().contains("json_parse_error"));
 }
 
+#[test]
+fn a_legacy_function_call_is_an_error_never_no_calls() {
+    let message = json!({"role": "assistant", "content": null,
+        "function_call": {"name": "probe", "arguments": "{\"pattern\": \"*.rs\"}"}});
+    let completion = json!({"choices": [{"message": message, "finish_reason": "function_call"}]});
+    for parsed in [&message, &completion] {
+        let error = openai::chat_tool_calls(parsed).unwrap_err();
+        assert_eq!(error.kind(), FormatErrorKind::Malformed, "{error}");
+        let text = error.to_string();
+        assert!(text.contains("deprecated `function_call`"), "{text}");
+        assert!(text.contains("`tools`") && text.contains("`tool_calls`"), "{text}");
+    }
+    // A `null` one, as some servers send beside `tool_calls`, is no call.
+    let calls = openai::chat_tool_calls(&json!({"function_call": null, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "probe", "arguments": "{}"}},
+    ]}))
+    .unwrap();
+    assert_eq!(calls.len(), 1);
+}
+
 #[tokio::test]
 async fn openai_chat_tool_messages_describe_images_they_cannot_carry() {
     let registry = registry();

@@ -365,3 +365,40 @@ async fn a_cancelled_streaming_run_leaves_a_valid_transcript() {
         assert!(outcome.transcript[2].tool_results().all(|r| r.is_error));
     }
 }
+
+#[tokio::test]
+async fn a_legacy_function_call_is_an_error_streamed_or_not() {
+    let mut whole = openai_completion(None, &[], "function_call");
+    whole["choices"][0]["message"]["function_call"] = json!({"name": "add", "arguments": "{\"a\": 2, \"b\": 3}"});
+    let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        .to_string()
+    };
+    let streamed = Reply::sse(vec![
+        (None, chunk(json!({"role": "assistant", "content": null}), json!(null))),
+        (
+            None,
+            chunk(json!({"function_call": {"name": "add", "arguments": ""}}), json!(null)),
+        ),
+        (
+            None,
+            chunk(
+                json!({"function_call": {"arguments": "{\"a\": 2, \"b\": 3}"}}),
+                json!(null),
+            ),
+        ),
+        (None, chunk(json!({}), json!("function_call"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
+        let server = Server::start(vec![reply], false).await;
+        let outcome = Agent::new(client(&server, stream), registry()).run("Add 2 and 3").await;
+        assert_eq!(outcome.stop, StopReason::ModelError, "streaming {stream}");
+        let error = outcome.error.unwrap();
+        assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+        assert!(error.to_string().contains("deprecated `function_call`"), "{error}");
+        assert_transcript_valid(&outcome.transcript);
+        assert_eq!(server.requests().len(), 1, "no second turn after a lost call");
+    }
+}

@@ -54,9 +54,11 @@ pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value
 /// The `tool_calls` of a Chat Completions assistant message (the message,
 /// or a whole completion whose first choice holds it), in order. A message
 /// without `tool_calls` (or with `null`) has none; a `tool_calls` that is
-/// not a list is an error, never read as no calls.
+/// not a list, or a call in the deprecated `function_call` form, is an
+/// error, never read as no calls.
 pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let message = message.pointer("/choices/0/message").unwrap_or(message);
+    check_no_function_call(message)?;
     let tool_calls = match message.get("tool_calls") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(tool_calls)) => tool_calls,
@@ -71,6 +73,19 @@ pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     }
     check_call_ids(calls.iter().filter_map(|c| c.id.as_deref()))?;
     Ok(calls)
+}
+
+/// Refuses a message (or a streamed delta) that holds a call in the
+/// deprecated `function_call` form, which this crate does not read: such a
+/// call would otherwise be lost. `null` is no call.
+pub(crate) fn check_no_function_call(message: &Value) -> Result<(), FormatError> {
+    match message.get("function_call") {
+        None | Some(Value::Null) => Ok(()),
+        Some(_) => Err(FormatError::malformed(
+            "the message holds a call in the deprecated `function_call` form, which is not supported; \
+             send the tool definitions as `tools` so the model answers with `tool_calls`",
+        )),
+    }
 }
 
 /// Arguments as OpenAI sends them: a JSON string, kept as raw text so the

@@ -401,6 +401,9 @@ impl StreamState {
             return Ok(false);
         };
         let delta = &choice["delta"];
+        // As the whole-response parser: a call of the deprecated form is an
+        // error, never lost.
+        crate::format::openai::check_no_function_call(delta).map_err(|e| malformed(e.to_string()))?;
         if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
             self.text.push_str(text);
             events(StreamEvent::Text(text.to_owned()));
