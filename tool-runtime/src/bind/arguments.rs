@@ -82,59 +82,96 @@ fn not_an_object(value: &Value) -> CallError {
 /// count passes `limit`, so it costs at most about `limit` steps, and it
 /// keeps its own stack past a shallow depth, so no nesting overflows it.
 pub(crate) fn json_size_exceeds(value: &Value, limit: usize) -> bool {
+    // A first walk counts every string as if each byte needed the longest
+    // escape and every float as long as any can be: most arguments are far
+    // below the limit even so, and their bytes are never looked at.
+    let mut most = 0usize;
+    if !size_exceeds(value, limit, &mut most, 0, Count::AtMost) {
+        return false;
+    }
     let mut size = 0usize;
-    size_exceeds(value, limit, &mut size, 0)
+    size_exceeds(value, limit, &mut size, 0, Count::Exact)
+}
+
+/// How the walk counts strings and floats: exactly, or as long as they
+/// could be written.
+#[derive(Clone, Copy)]
+enum Count {
+    Exact,
+    AtMost,
+}
+
+impl Count {
+    fn string(self, s: &str) -> usize {
+        match self {
+            Count::Exact => string_len(s),
+            // `\u001f` for every byte.
+            Count::AtMost => s.len() * 6 + 2,
+        }
+    }
+
+    fn number(self, n: &serde_json::Number) -> usize {
+        match self {
+            Count::Exact => number_len(n),
+            // The longest float `serde_json` writes, `-2.2250738585072014e-308`.
+            Count::AtMost if n.is_f64() => 24,
+            Count::AtMost => number_len(n),
+        }
+    }
 }
 
 /// Nesting walked by recursion (no allocation, the common case); deeper
 /// values continue on a heap stack.
 const RECURSION: usize = 32;
 
-fn size_exceeds(value: &Value, limit: usize, size: &mut usize, depth: usize) -> bool {
+fn size_exceeds(value: &Value, limit: usize, size: &mut usize, depth: usize, count: Count) -> bool {
     if depth == RECURSION {
-        return deep_size_exceeds(value, limit, size);
+        return deep_size_exceeds(value, limit, size, count);
     }
     match value {
         Value::Array(items) => {
             *size += 2 + items.len().saturating_sub(1);
-            if items.iter().any(|item| size_exceeds(item, limit, size, depth + 1)) {
+            if items
+                .iter()
+                .any(|item| size_exceeds(item, limit, size, depth + 1, count))
+            {
                 return true;
             }
         }
         Value::Object(map) => {
             *size += 2 + map.len().saturating_sub(1);
             for (key, item) in map {
-                *size += string_len(key) + 1;
-                if *size > limit || size_exceeds(item, limit, size, depth + 1) {
+                *size += count.string(key) + 1;
+                if *size > limit || size_exceeds(item, limit, size, depth + 1, count) {
                     return true;
                 }
             }
         }
-        scalar => *size += scalar_len(scalar),
+        scalar => *size += scalar_len(scalar, count),
     }
     *size > limit
 }
 
-fn scalar_len(value: &Value) -> usize {
+fn scalar_len(value: &Value, count: Count) -> usize {
     match value {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
-        Value::Number(n) => number_len(n),
-        Value::String(s) => string_len(s),
+        Value::Number(n) => count.number(n),
+        Value::String(s) => count.string(s),
         Value::Array(_) | Value::Object(_) => 0,
     }
 }
 
 /// [`size_exceeds`] for what lies below the recursion depth.
-fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
+fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize, count: Count) -> bool {
     let mut size = *total;
     let mut pending = vec![value];
     while let Some(value) = pending.pop() {
         size += match value {
             Value::Null | Value::Bool(true) => 4,
             Value::Bool(false) => 5,
-            Value::Number(n) => number_len(n),
-            Value::String(s) => string_len(s),
+            Value::Number(n) => count.number(n),
+            Value::String(s) => count.string(s),
             Value::Array(items) => {
                 pending.extend(items);
                 2 + items.len().saturating_sub(1)
@@ -142,7 +179,7 @@ fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
             Value::Object(map) => {
                 let mut keys = 2 + map.len().saturating_sub(1);
                 for (key, item) in map {
-                    keys += string_len(key) + 1;
+                    keys += count.string(key) + 1;
                     pending.push(item);
                     if size + keys > limit {
                         break;
@@ -162,6 +199,12 @@ fn deep_size_exceeds(value: &Value, limit: usize, total: &mut usize) -> bool {
 /// The length of a string written as JSON: its quotes, and its escapes
 /// (`\"`, `\\` and the control characters, `\n` or `\u001f`).
 fn string_len(s: &str) -> usize {
+    // Most strings escape nothing: one counting pass (which the compiler
+    // vectorizes) says so.
+    let escaped = s.bytes().filter(|&b| b < 0x20 || b == b'"' || b == b'\\').count();
+    if escaped == 0 {
+        return s.len() + 2;
+    }
     let escapes: usize = s
         .bytes()
         .map(|b| match b {
