@@ -307,3 +307,64 @@ async fn our_client_mounts_our_server_over_http_with_a_token() {
         .unwrap_err();
     assert!(error.to_string().contains("server `echo`"), "{error}");
 }
+
+/// Compute for a while without ever yielding to the executor.
+#[tool]
+async fn spin(#[param(description = "How long to compute, in milliseconds")] millis: u64) -> String {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_millis(millis) {
+        std::hint::spin_loop();
+    }
+    format!("computed for {millis} ms")
+}
+
+/// The time limit holds for a tool that never yields: the answer comes at
+/// about the limit, not when the tool ends, and the thread it holds is
+/// counted as a stray until it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_time_limit_holds_for_a_tool_that_never_yields() {
+    let mut registry = ToolRegistry::new()
+        .with_timeout(Some(Duration::from_secs(1)))
+        .with_max_stray_blocking_calls(1);
+    registry.register(Spin).unwrap();
+    let server = McpServer::new(registry);
+    assert_eq!(server.registry().stray_blocking_calls(), 0);
+    let mut peer = Peer::start(server.clone());
+    peer.initialize().await;
+    let start = std::time::Instant::now();
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "spin", "arguments": {"millis": 6000}}}))
+        .await;
+    let answer = peer.next().await;
+    let waited = start.elapsed();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("did not finish within"), "{text}");
+    assert!(
+        waited < Duration::from_secs(4),
+        "answered after {waited:?}, the limit is 1 s"
+    );
+    assert_eq!(
+        server.registry().stray_blocking_calls(),
+        1,
+        "the spinning thread is a stray"
+    );
+    // At the registry's bound on strays, calls are refused: each needs a
+    // thread of the blocking pool.
+    peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "spin", "arguments": {"millis": 1}}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("still running past their time limit"), "{text}");
+    // Once the tool ends, its thread is no stray any more.
+    for _ in 0..300 {
+        if server.registry().stray_blocking_calls() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(server.registry().stray_blocking_calls(), 0);
+    peer.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "spin", "arguments": {"millis": 1}}}))
+        .await;
+    assert_eq!(peer.next().await["result"]["content"][0]["text"], "computed for 1 ms");
+}

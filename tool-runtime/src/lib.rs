@@ -3,8 +3,10 @@
 #![warn(missing_docs)]
 
 // The layers, bottom up: codes, text, output; schema; call; bind; context;
-// tool; result; format; lint; registry; each uses only those below it.
+// blocking; tool; result; format; lint; registry; each uses only those
+// below it.
 mod bind;
+mod blocking;
 mod call;
 mod codes;
 mod context;

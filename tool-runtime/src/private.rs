@@ -19,15 +19,12 @@ pub use crate::schema::{Constraints, Field, Kind, ObjectShape, Pattern, Shape};
 pub use crate::tool::{LazyDefinition, Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
-
-use crate::output::Json;
-use crate::tool::STRAY_BLOCKING_CALLS;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
+
+use crate::output::Json;
 
 /// A numeric bound as written in `#[param(min = ...)]`.
 pub fn int_bound(n: i128) -> Number {
@@ -136,59 +133,12 @@ pub fn annotations(
 /// stopped; it is counted as a stray until it ends
 /// ([`crate::ToolRegistry::stray_blocking_calls`]).
 pub async fn run_blocking<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
-    let state = Arc::new(AtomicU8::new(RUNNING));
-    let mut watch = GiveUpWatch {
-        state: Arc::clone(&state),
-        armed: true,
-    };
-    let task = tokio::task::spawn_blocking(move || {
-        let value = body();
-        if state
-            .compare_exchange(RUNNING, ENDED, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            // Given up while it ran: it is no stray any more.
-            STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
-        }
-        value
-    });
-    let finished = task.await;
-    watch.armed = false;
-    match finished {
+    match crate::blocking::run(body).await {
         Ok(value) => value,
         Err(error) => match error.try_into_panic() {
             Ok(panic) => std::panic::resume_unwind(panic),
             Err(error) => panic!("the tool's blocking task did not finish: {error}"),
         },
-    }
-}
-
-const RUNNING: u8 = 0;
-const ENDED: u8 = 1;
-const GIVEN_UP: u8 = 2;
-
-/// Counts the body as a stray when its call's future is dropped while the
-/// body still runs.
-struct GiveUpWatch {
-    state: Arc<AtomicU8>,
-    armed: bool,
-}
-
-impl Drop for GiveUpWatch {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        // Counted first, so the body's decrement can never come before it.
-        STRAY_BLOCKING_CALLS.fetch_add(1, Ordering::AcqRel);
-        if self
-            .state
-            .compare_exchange(RUNNING, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            // The body had ended already.
-            STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
-        }
     }
 }
 

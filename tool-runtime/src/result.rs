@@ -29,9 +29,9 @@ pub enum Outcome {
     Panicked,
     /// The call was cancelled before it finished.
     Cancelled,
-    /// The tool was not run: it is a plain `fn` tool, and too many plain
-    /// `fn` bodies are still running past their time limit (see
-    /// `ToolRegistry::with_max_stray_blocking_calls`).
+    /// The tool was not run: it is a plain `fn` tool (or any tool served
+    /// over MCP), and too many such calls are still running past their time
+    /// limit (see `ToolRegistry::with_max_stray_blocking_calls`).
     Overloaded,
 }
 

@@ -321,11 +321,6 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 #[doc(hidden)]
 pub type LazyDefinition = OnceLock<ToolDefinition>;
 
-/// Plain `fn` tool bodies still running after their call was given up
-/// (timed out, cancelled), across the process: every registry shares the
-/// runtime's blocking pool. Counted by `__private::run_blocking`.
-pub(crate) static STRAY_BLOCKING_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 #[cfg(test)]
 mod tests {
     use super::*;

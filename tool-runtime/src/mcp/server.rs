@@ -34,7 +34,9 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// Every request runs on its own task, and every tool call on a thread of
 /// its own, so a tool that computes without yielding never holds up a
 /// `ping`, a cancellation or another call. Calls obey the registry's time
-/// limit (counted from the request's arrival) and concurrency limit;
+/// limit (counted from the request's arrival, and kept even for a tool
+/// that never yields: its thread runs on as a stray, see
+/// [`ToolRegistry::with_max_stray_blocking_calls`]) and concurrency limit;
 /// `notifications/cancelled` reaches the tool's
 /// [`ToolContext`](crate::ToolContext). Invalid arguments are `isError`
 /// results that list every problem; an unknown tool is a protocol error
@@ -218,6 +220,12 @@ impl Inner {
 
     /// Runs one call on a thread of its own, within the time limit (from
     /// now) and the concurrency limit, stopped by `cancel`.
+    ///
+    /// The limit is kept here, on the request's task, not on the call's
+    /// thread: a tool that computes without yielding holds that thread,
+    /// where no timer can fire. A call given up at its limit is told to
+    /// stop; its thread, which cannot be stopped, runs on and is counted
+    /// with the registry's stray blocking calls until it ends.
     async fn call(self: Arc<Self>, call: ToolCall, cancel: Cancellation) -> ToolResult {
         let name = call.name.clone();
         let Ok(_in_flight) = self.in_flight.clone().try_acquire_owned() else {
@@ -231,45 +239,49 @@ impl Inner {
                 ),
             );
         };
-        let timeout = self.registry.settings.timeout;
-        let inner = self.clone();
-        let signal = cancel.clone();
-        let work = async move {
-            let _running = match inner.running.clone().acquire_owned().await {
-                Ok(permit) => permit,
-                Err(_) => unreachable!("the semaphore is never closed"),
-            };
-            if signal.is_cancelled() {
-                return ToolResult::failure(&call.name, None, Outcome::Cancelled, "The call was cancelled.".into());
-            }
-            inner.registry.call_cancellable(call, &signal).await
+        let Some(limit) = self.registry.settings.timeout else {
+            return self.run(call, cancel).await;
         };
-        let tool = name.clone();
-        let runtime = tokio::runtime::Handle::current();
-        // Its own thread, so a tool that never yields cannot stall the
-        // executor that answers pings and cancellations.
-        let task = tokio::task::spawn_blocking(move || {
-            runtime.block_on(async move {
-                match timeout {
-                    Some(limit) => match tokio::time::timeout(limit, work).await {
-                        Ok(result) => result,
-                        Err(_) => {
-                            cancel.cancel();
-                            ToolResult::failure(
-                                &name,
-                                None,
-                                Outcome::TimedOut,
-                                format!("The tool `{name}` did not finish within {} ms.", limit.as_millis()),
-                            )
-                        }
-                    },
-                    None => work.await,
-                }
-            })
-        });
-        match task.await {
+        match tokio::time::timeout(limit, self.clone().run(call, cancel.clone())).await {
             Ok(result) => result,
-            Err(e) => ToolResult::failure(&tool, None, Outcome::Panicked, format!("The call did not finish: {e}")),
+            Err(_) => {
+                cancel.cancel();
+                let text = format!(
+                    "The tool `{name}` did not finish within {} seconds and was told to stop.",
+                    limit.as_secs_f64()
+                );
+                ToolResult::failure(&name, None, Outcome::TimedOut, text)
+            }
+        }
+    }
+
+    /// Waits for the concurrency limit, then runs the call on a thread of
+    /// the blocking pool, so a tool that never yields cannot stall the
+    /// executor that answers pings and cancellations. Every call holds such
+    /// a thread, so the registry's bound on stray blocking calls holds for
+    /// every tool served here.
+    async fn run(self: Arc<Self>, call: ToolCall, cancel: Cancellation) -> ToolResult {
+        let _running = match self.running.clone().acquire_owned().await {
+            Ok(permit) => permit,
+            Err(_) => unreachable!("the semaphore is never closed"),
+        };
+        let name = call.name.clone();
+        if cancel.is_cancelled() {
+            return ToolResult::failure(&name, None, Outcome::Cancelled, "The call was cancelled.".into());
+        }
+        let strays = self.registry.stray_blocking_calls();
+        if strays >= self.registry.settings.max_stray_blocking_calls {
+            let text = format!(
+                "The tool `{name}` was not run: {strays} earlier calls are still running past their time limit. Try again later."
+            );
+            return ToolResult::failure(&name, None, Outcome::Overloaded, text);
+        }
+        let registry = self.registry.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let work = move || runtime.block_on(registry.call_cancellable(call, &cancel));
+        match crate::blocking::run(work).await {
+            Ok(result) => result,
+            Err(e) => ToolResult::failure(&name, None, Outcome::Panicked, format!("The call did not finish: {e}")),
         }
     }
 }

@@ -255,17 +255,20 @@ impl ToolRegistry {
     /// timed out or was cancelled (64 by default). Such a body cannot be
     /// stopped and holds a thread of the blocking pool until it returns;
     /// without a bound, enough of them take every thread, and every plain
-    /// `fn` tool times out. Async tools are served whatever the count.
+    /// `fn` tool times out. Async tools are served whatever the count,
+    /// except over MCP, where every call holds a thread of that pool (a
+    /// call given up there counts as a stray too, and the server refuses
+    /// every call at the bound).
     pub fn with_max_stray_blocking_calls(mut self, limit: usize) -> Self {
         self.settings.max_stray_blocking_calls = limit;
         self
     }
 
-    /// How many plain `fn` tool bodies are still running after their call
-    /// timed out or was cancelled, counted across the process (registries
-    /// share the runtime's blocking pool).
+    /// How many plain `fn` tool bodies (and MCP server calls) are still
+    /// running after their call timed out or was cancelled, counted across
+    /// the process (registries share the runtime's blocking pool).
     pub fn stray_blocking_calls(&self) -> usize {
-        crate::tool::STRAY_BLOCKING_CALLS.load(std::sync::atomic::Ordering::Acquire)
+        crate::blocking::stray_calls()
     }
 
     /// Whether calls whose arguments are already right take the tool's
