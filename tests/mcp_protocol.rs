@@ -368,3 +368,148 @@ async fn the_time_limit_holds_for_a_tool_that_never_yields() {
         .await;
     assert_eq!(peer.next().await["result"]["content"][0]["text"], "computed for 1 ms");
 }
+
+/// `tools/call` requests whose arguments are no JSON object, or a JSON
+/// string holding one, with the answer each must get: a result (`isError`
+/// or not, with a text that contains the given part) or a protocol error
+/// code.
+fn loose_calls() -> Vec<(Value, Result<(bool, &'static str), i64>)> {
+    vec![
+        (
+            json!({"name": "echo", "arguments": [1, 2]}),
+            Ok((true, "arguments_not_object")),
+        ),
+        (
+            json!({"name": "echo", "arguments": 5}),
+            Ok((true, "arguments_not_object")),
+        ),
+        (
+            json!({"name": "echo", "arguments": "[1, 2]"}),
+            Ok((true, "arguments_not_object")),
+        ),
+        // A string is read as the arguments' raw text (as OpenAI sends it).
+        (
+            json!({"name": "echo", "arguments": "not json"}),
+            Ok((true, "json_parse_error")),
+        ),
+        (
+            json!({"name": "echo", "arguments": "{\"text\":\"twice\"}"}),
+            Ok((false, "twice")),
+        ),
+        (
+            json!({"name": "echo", "arguments": null}),
+            Ok((true, "missing_required:text")),
+        ),
+        (json!({"name": "nope", "arguments": [1]}), Err(-32602)),
+        (json!({"arguments": {"text": "hi"}}), Err(-32602)),
+        (json!({"name": 5, "arguments": {"text": "hi"}}), Err(-32602)),
+        (json!({"name": ["echo"], "arguments": [1]}), Err(-32602)),
+    ]
+}
+
+fn check_loose_answer(params: &Value, expected: &Result<(bool, &str), i64>, answer: &Value) {
+    match expected {
+        Ok((is_error, text)) => {
+            assert_eq!(answer["result"]["isError"], *is_error, "{params} -> {answer}");
+            // Not on the session's revision, 2025-06-18.
+            assert!(answer["result"].get("resultType").is_none(), "{params} -> {answer}");
+            let got = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(got.contains(text), "{params} -> {answer}");
+        }
+        Err(code) => assert_eq!(answer["error"]["code"], *code, "{params} -> {answer}"),
+    }
+}
+
+/// Arguments that are no JSON object reach the binder, as SPEC section 4
+/// says, and come back as results, never as "method not found".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_that_are_no_object_reach_the_binder_over_stdio() {
+    let mut peer = Peer::start(echo_server());
+    peer.initialize().await;
+    for (id, (params, expected)) in loose_calls().iter().enumerate() {
+        peer.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+            .await;
+        let answer = peer.next().await;
+        assert_eq!(answer["id"], id, "{answer}");
+        check_loose_answer(params, expected, &answer);
+    }
+    peer.send(json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call"}))
+        .await;
+    assert_eq!(peer.next().await["error"]["code"], -32602);
+
+    // Protocol 2026-07-28, no session: the result carries `resultType`.
+    let mut peer = Peer::start(echo_server());
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": 5, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+}
+
+/// One HTTP/1.1 POST to `/mcp`: the response's headers and body.
+async fn http_post(addr: std::net::SocketAddr, session: Option<&str>, body: &str) -> (String, String) {
+    use tokio::io::AsyncReadExt as _;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        request.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    tokio::time::timeout(Duration::from_secs(60), stream.read_to_string(&mut response))
+        .await
+        .expect("the server answers")
+        .unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (head.to_owned(), body.to_owned())
+}
+
+/// The JSON-RPC message of a response body: JSON, or the `data:` line of an
+/// event stream, chunked or not.
+fn message_in(body: &str) -> Value {
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .chain(std::iter::once(body))
+        .find_map(|text| {
+            serde_json::from_str::<Value>(text.trim())
+                .ok()
+                .filter(|m| m.get("id").is_some())
+        })
+        .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arguments_that_are_no_object_reach_the_binder_over_http() {
+    let addr = serve_http(HttpOptions::new()).await;
+    let (head, _) = http_post(addr, None, INITIALIZE).await;
+    let session = head
+        .lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .expect("a session id");
+    http_post(
+        addr,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    for (id, (params, expected)) in loose_calls().iter().enumerate() {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let (_, body) = http_post(addr, Some(&session), &request.to_string()).await;
+        let answer = message_in(&body);
+        assert_eq!(answer["id"], id, "{answer}");
+        check_loose_answer(params, expected, &answer);
+    }
+}

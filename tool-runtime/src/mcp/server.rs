@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
 use super::McpError;
@@ -38,9 +38,10 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// that never yields: its thread runs on as a stray, see
 /// [`ToolRegistry::with_max_stray_blocking_calls`]) and concurrency limit;
 /// `notifications/cancelled` reaches the tool's
-/// [`ToolContext`](crate::ToolContext). Invalid arguments are `isError`
-/// results that list every problem; an unknown tool is a protocol error
-/// (`-32602`).
+/// [`ToolContext`](crate::ToolContext). Invalid arguments, `arguments`
+/// that are no JSON object among them, are `isError` results that list
+/// every problem; an unknown tool, or a call without a string `name`, is a
+/// protocol error (`-32602`).
 ///
 /// ```no_run
 /// # fn registry() -> tool_runtime::ToolRegistry { tool_runtime::ToolRegistry::new() }
@@ -326,13 +327,57 @@ impl rmcp::ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let inner = self.0.inner.clone();
-        if !inner.offered(&request.name) {
-            return Err(invalid_params(format!("Unknown tool: {}", super::clip(&request.name))));
-        }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call =
-            ToolCall::new(request.name.to_string(), CallArguments::Json(arguments)).with_id(context.id.to_string());
+        let result = self.answer_call(&request.name, arguments, context).await?;
+        let result: CallToolResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(format!("the tool result is not valid MCP: {e}"), None))?;
+        Ok(result.into())
+    }
+
+    /// rmcp hands over a `tools/call` whose params its typed form does not
+    /// take (arguments that are no JSON object, a name that is no string)
+    /// as a request of unknown method. Its arguments go to the binder as
+    /// they came, which answers them as SPEC section 4 says (a string
+    /// holding an object is parsed, anything else is
+    /// `arguments_not_object`); params without a string `name` are invalid
+    /// params. Any other method is not found.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None));
+        }
+        let (name, arguments) = loose_call(request.params)?;
+        // rmcp drops `resultType` from a typed result for peers on older
+        // revisions; this result is not typed, so it is dropped here.
+        let current = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let mut result = self.answer_call(&name, arguments, context).await?;
+        if !current && let Value::Object(result) = &mut result {
+            result.remove("resultType");
+        }
+        Ok(CustomResult::new(result))
+    }
+}
+
+impl Handler {
+    /// Runs a call of `name` with `arguments` (any JSON value: the binder
+    /// judges it) and answers with the `CallToolResult` as JSON; an unknown
+    /// tool is invalid params.
+    async fn answer_call(
+        &self,
+        name: &str,
+        arguments: Value,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Value, ErrorData> {
+        let inner = self.0.inner.clone();
+        if !inner.offered(name) {
+            return Err(invalid_params(format!("Unknown tool: {}", super::clip(name))));
+        }
+        let call = ToolCall::new(name.to_owned(), CallArguments::Json(arguments)).with_id(context.id.to_string());
         let cancel = Cancellation::new();
         let running = inner.call(call, cancel.clone());
         tokio::pin!(running);
@@ -345,8 +390,23 @@ impl rmcp::ServerHandler for Handler {
         };
         let mut result = mcp::reply(&result);
         result["resultType"] = Value::from("complete");
-        let result: CallToolResult = serde_json::from_value(result)
-            .map_err(|e| ErrorData::internal_error(format!("the tool result is not valid MCP: {e}"), None))?;
-        Ok(result.into())
+        Ok(result)
     }
+}
+
+/// The tool's name and the arguments, as sent, of `tools/call` params that
+/// rmcp's typed form did not take. Absent arguments are `{}`.
+fn loose_call(params: Option<Value>) -> Result<(String, Value), ErrorData> {
+    let Some(Value::Object(mut params)) = params else {
+        return Err(invalid_params(
+            "`tools/call` needs params, an object with the tool's `name`".into(),
+        ));
+    };
+    let name = match params.remove("name") {
+        Some(Value::String(name)) => name,
+        Some(_) => return Err(invalid_params("the `name` of a `tools/call` must be a string".into())),
+        None => return Err(invalid_params("a `tools/call` needs the `name` of the tool".into())),
+    };
+    let arguments = params.remove("arguments").unwrap_or_else(|| Value::Object(Map::new()));
+    Ok((name, arguments))
 }
