@@ -513,3 +513,35 @@ async fn arguments_that_are_no_object_reach_the_binder_over_http() {
         check_loose_answer(params, expected, &answer);
     }
 }
+
+/// The authentication scheme is case-insensitive (RFC 7235, section 2.1);
+/// the token is not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bearer_scheme_is_read_in_any_case() {
+    let addr = serve_http(HttpOptions::new().bearer_token("s3cret")).await;
+    for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+        let value = format!("{scheme} s3cret");
+        assert_eq!(
+            http_status(addr, &[("Authorization", &value)], INITIALIZE).await,
+            200,
+            "{value}"
+        );
+    }
+    for value in ["bearer S3CRET", "Basic s3cret", "Bearers3cret", "Bearer  s3cret!"] {
+        assert_eq!(
+            http_status(addr, &[("Authorization", value)], INITIALIZE).await,
+            401,
+            "{value}"
+        );
+    }
+    // Our client reads the scheme of a configured header in any case too.
+    use tool_runtime::mcp::{McpConfig, McpMounts};
+    let url = format!("http://{addr}/mcp");
+    let config =
+        json!({"mcpServers": {"echo": {"type": "http", "url": url, "headers": {"authorization": "bearer s3cret"}}}});
+    let mut registry = ToolRegistry::new();
+    McpMounts::mount(&mut registry, McpConfig::from_json(&config).unwrap())
+        .await
+        .expect("mounts with the token");
+    assert_eq!(registry.call("echo__echo", json!({"text": "hi"})).await.text(), "hi");
+}

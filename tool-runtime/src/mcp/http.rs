@@ -221,15 +221,23 @@ fn ordered(mut response: Response<Body>, registry: Arc<ToolRegistry>) -> Respons
     })
 }
 
-/// Whether the request carries `Authorization: Bearer <token>`, compared in
-/// time independent of where the first difference is.
+/// Whether the request carries `Authorization: Bearer <token>`, the scheme
+/// in any case (RFC 7235), the token compared in time independent of where
+/// the first difference is.
 fn authorized(request: &Request<Body>, token: &str) -> bool {
     let Some(value) = request.headers().get(header::AUTHORIZATION) else {
         return false;
     };
-    let Some(given) = value.as_bytes().strip_prefix(b"Bearer ") else {
+    let Some(given) = bearer_credentials(value.as_bytes()) else {
         return false;
     };
     let expected = token.as_bytes();
     given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
+/// The credentials of an `Authorization` value of the `Bearer` scheme,
+/// whose name is case-insensitive (RFC 7235, section 2.1).
+fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, credentials) = value.split_at_checked(7)?;
+    (scheme.eq_ignore_ascii_case(b"bearer ")).then_some(credentials)
 }

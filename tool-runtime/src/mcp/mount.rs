@@ -308,9 +308,11 @@ impl Connection {
                 let mut custom = HashMap::new();
                 let mut bearer = None;
                 for (key, value) in headers {
-                    // rmcp sends a bearer token itself (and after a redirect).
+                    // rmcp sends a bearer token itself (and after a redirect);
+                    // the scheme's name is case-insensitive.
                     if key.eq_ignore_ascii_case("authorization")
-                        && let Some(token) = value.strip_prefix("Bearer ")
+                        && let Some((scheme, token)) = value.split_at_checked(7)
+                        && scheme.eq_ignore_ascii_case("bearer ")
                     {
                         bearer = Some(token.to_owned());
                         continue;
