@@ -75,6 +75,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    for failure in mounts.failures() {
+        eprintln!("left out `{}`: {}", failure.name, failure.error);
+    }
     for server in mounts.servers() {
         let version = server.protocol_version.as_deref().unwrap_or("?");
         eprintln!(

@@ -386,3 +386,54 @@ async fn a_server_that_cannot_start_is_a_clear_error() {
     );
     assert!(registry.is_empty());
 }
+
+/// A server that cannot be mounted (one that does not start, a transport
+/// that is not spoken) is reported on its own; the others mount.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_cannot_mount_does_not_sink_the_others() {
+    let python = python();
+    let config = McpConfig::from_json(&json!({"mcpServers": {
+        "ghost": {"command": "/nonexistent/mcp-server"},
+        "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+        "py": {"command": python, "args": [server_script(), "stdio"]},
+    }}))
+    .unwrap();
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config)
+        .await
+        .expect("the healthy server mounts");
+    let servers = mounts.servers();
+    assert_eq!(servers.len(), 1, "{servers:?}");
+    assert_eq!(servers[0].name, "py");
+    let added = registry.call("py__add", json!({"a": 1, "b": "2", "tags": []})).await;
+    assert!(!added.is_error, "{}", added.text());
+    let failures: Vec<(&str, String)> = mounts
+        .failures()
+        .iter()
+        .map(|f| (f.name.as_str(), f.error.to_string()))
+        .collect();
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert_eq!(failures[0].0, "ghost");
+    assert!(failures[0].1.contains("/nonexistent/mcp-server"), "{failures:?}");
+    assert_eq!(failures[1].0, "legacy");
+    assert!(failures[1].1.contains("server `legacy`"), "{failures:?}");
+    assert!(registry.names().iter().all(|name| name.starts_with("py__")));
+}
+
+/// When no server of several can be mounted, the error names each.
+#[tokio::test]
+async fn when_no_server_mounts_the_error_names_each() {
+    let config = McpConfig::from_json(&json!({"mcpServers": {
+        "ghost": {"command": "/nonexistent/mcp-server"},
+        "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+    }}))
+    .unwrap();
+    let mut registry = ToolRegistry::new();
+    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains("server `ghost`") && text.contains("server `legacy`"),
+        "{text}"
+    );
+    assert!(registry.is_empty());
+}

@@ -52,7 +52,9 @@ pub enum ServerEntry {
         headers: BTreeMap<String, String>,
     },
     /// A legacy HTTP+SSE endpoint (protocol 2024-11-05). Read from the
-    /// configuration, but refused when mounted: rmcp has no client for it.
+    /// configuration, but not mounted: rmcp has no client for it, so
+    /// [`McpMounts::mount`](super::McpMounts::mount) reports it among its
+    /// failures and mounts the other servers.
     Sse {
         /// The SSE endpoint's URL.
         url: String,

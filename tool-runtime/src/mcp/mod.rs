@@ -17,7 +17,7 @@ use std::fmt;
 
 pub use config::{McpConfig, ServerEntry};
 pub use http::{HttpOptions, McpHttpService};
-pub use mount::{McpMounts, MountedServer};
+pub use mount::{McpMounts, MountFailure, MountedServer};
 pub use server::{DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 
 /// What went wrong serving or mounting MCP.

@@ -32,12 +32,14 @@ use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 /// How long connecting to a server (starting it, the handshake) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The servers mounted into a registry, for [`McpMounts::servers`]. The
-/// connections and the refreshing of each server's tools live on in the
-/// registry: dropping this changes nothing.
+/// The servers mounted into a registry, for [`McpMounts::servers`], and
+/// those that could not be, for [`McpMounts::failures`]. The connections
+/// and the refreshing of each server's tools live on in the registry:
+/// dropping this changes nothing.
 #[derive(Debug)]
 pub struct McpMounts {
     servers: Vec<Arc<Connection>>,
+    failures: Vec<MountFailure>,
 }
 
 /// One mounted server's tools, as reported by [`McpMounts::servers`].
@@ -52,12 +54,27 @@ pub struct MountedServer {
     pub protocol_version: Option<String>,
 }
 
+/// A server of the configuration that could not be mounted, as reported by
+/// [`McpMounts::failures`]; none of its tools is in the registry.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct MountFailure {
+    /// The server's name in the configuration.
+    pub name: String,
+    /// Why it could not be mounted (it names the server).
+    pub error: McpError,
+}
+
 impl McpMounts {
     /// Connects to every server of `config` (in name order) and adds its
-    /// tools to `registry` under their prefixed names. Fails on the first
-    /// server that cannot be reached or listed, or whose entry cannot be
-    /// mounted (`sse`), naming it; a tool whose prefixed name is taken is an
-    /// error too.
+    /// tools to `registry` under their prefixed names.
+    ///
+    /// A server that cannot be mounted (it cannot be reached or listed, its
+    /// entry is of a transport not spoken, `sse`, or one of its tools'
+    /// prefixed names is taken) is left out, with a `warn` event, and the
+    /// others are mounted all the same: read [`McpMounts::failures`] to
+    /// know. Fails only when no server could be mounted at all (and the
+    /// configuration names one), with an error that names each.
     ///
     /// From then on each server's set follows the server: after it sends
     /// `notifications/tools/list_changed`, its tools are listed again in the
@@ -67,33 +84,32 @@ impl McpMounts {
     /// Needs a Tokio runtime that stays running while the registry is used.
     pub async fn mount(registry: &mut ToolRegistry, config: McpConfig) -> Result<McpMounts, McpError> {
         let config = Arc::new(config);
-        let mut mounts = McpMounts { servers: Vec::new() };
+        let mut mounts = McpMounts {
+            servers: Vec::new(),
+            failures: Vec::new(),
+        };
         for (name, entry) in config.servers() {
-            if let ServerEntry::Sse { url, .. } = entry {
-                return Err(McpError::config(format!(
-                    "server `{name}`: the legacy SSE transport ({url}) is not supported (rmcp has no client for it); \
-                     use `\"type\": \"http\"` if the server also speaks streamable HTTP"
-                )));
+            match mount_server(registry, name, entry, &config).await {
+                Ok(connection) => mounts.servers.push(connection),
+                Err(error) => {
+                    tracing::warn!(server = %name, %error, "an MCP server could not be mounted; it is left out");
+                    mounts.failures.push(MountFailure {
+                        name: name.to_owned(),
+                        error,
+                    });
+                }
             }
-            let connection =
-                Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
-            let tools = connection.remote_tools().await?;
-            let (tools, problems) = ToolGroup::check(tools);
-            if let Some(problem) = problems.first() {
-                return Err(McpError::config(format!("server `{name}`: {problem}")));
-            }
-            let group = ToolGroup::new(tools, connection.clone());
-            registry
-                .add_group(group.clone())
-                .map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
-            let _ = connection.group.set(Arc::downgrade(&group));
-            // A change announced while the first list was being made.
-            if connection.changed.load(Ordering::SeqCst) {
-                connection.tools_changed();
-            }
-            mounts.servers.push(connection);
+        }
+        if mounts.servers.is_empty() && !mounts.failures.is_empty() {
+            return Err(none_mounted(mounts.failures));
         }
         Ok(mounts)
+    }
+
+    /// The servers of the configuration that could not be mounted, in name
+    /// order, each with its error; empty when every server was mounted.
+    pub fn failures(&self) -> &[MountFailure] {
+        &self.failures
     }
 
     /// What is mounted, server by server, with each server's current tools.
@@ -117,6 +133,52 @@ impl McpMounts {
                 }
             })
             .collect()
+    }
+}
+
+/// Connects to one server and adds its tools to `registry` as one group.
+async fn mount_server(
+    registry: &mut ToolRegistry,
+    name: &str,
+    entry: &ServerEntry,
+    config: &Arc<McpConfig>,
+) -> Result<Arc<Connection>, McpError> {
+    if let ServerEntry::Sse { url, .. } = entry {
+        return Err(McpError::config(format!(
+            "server `{name}`: the legacy SSE transport ({url}) is not supported (rmcp has no client for it); \
+             use `\"type\": \"http\"` if the server also speaks streamable HTTP"
+        )));
+    }
+    let connection = Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
+    let tools = connection.remote_tools().await?;
+    let (tools, problems) = ToolGroup::check(tools);
+    if let Some(problem) = problems.first() {
+        return Err(McpError::config(format!("server `{name}`: {problem}")));
+    }
+    let group = ToolGroup::new(tools, connection.clone());
+    registry
+        .add_group(group.clone())
+        .map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
+    let _ = connection.group.set(Arc::downgrade(&group));
+    // A change announced while the first list was being made.
+    if connection.changed.load(Ordering::SeqCst) {
+        connection.tools_changed();
+    }
+    Ok(connection)
+}
+
+/// The error of a mount where no server could be mounted: the one
+/// server's own, or one that names each.
+fn none_mounted(mut failures: Vec<MountFailure>) -> McpError {
+    if failures.len() == 1 {
+        return failures.remove(0).error;
+    }
+    let each: Vec<String> = failures.iter().map(|f| f.error.to_string()).collect();
+    let first = failures.remove(0).error;
+    McpError {
+        kind: first.kind(),
+        message: format!("no MCP server could be mounted: {}", each.join("; ")),
+        source: Some(Box::new(first)),
     }
 }
 
