@@ -119,6 +119,14 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
         out.insert("description".into(), Value::String(description));
     }
     move_keywords(&mut out, &["uniqueItems"]);
+    // Gemini's `enum` lists strings only; other values (a remote tool's
+    // `{"type": "integer", "enum": [1, 2, 3]}`) the model reads in the
+    // description.
+    if let Some(Value::Array(values)) = out.get("enum")
+        && !values.iter().all(Value::is_string)
+    {
+        move_keywords(&mut out, &["enum"]);
+    }
     // Keywords Gemini's Schema lacks (in schemas written elsewhere, such as
     // a mounted MCP tool's), the model still reads in the description.
     let unknown: Vec<String> = out
@@ -204,7 +212,9 @@ mod tests {
                 "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "description": "Tags"},
                 "maybe": {"type": ["integer", "null"]},
                 "weights": {"type": "object", "additionalProperties": {"type": "number"}, "description": "Weights"},
-                "fixed": {"const": "x"}
+                "fixed": {"const": "x"},
+                "level": {"type": "integer", "enum": [1, 2, 3], "description": "Level"},
+                "flag": {"type": "boolean", "const": true}
             },
             "required": ["tags"],
             "additionalProperties": false
@@ -217,7 +227,9 @@ mod tests {
                     "tags": {"type": "ARRAY", "items": {"type": "STRING"}, "description": "Tags (items must be distinct)"},
                     "maybe": {"type": "INTEGER", "nullable": true},
                     "weights": {"type": "OBJECT", "description": "Weights (an object of number values by key)"},
-                    "fixed": {"enum": ["x"]}
+                    "fixed": {"enum": ["x"]},
+                    "level": {"type": "INTEGER", "description": "Level (one of 1, 2, 3)"},
+                    "flag": {"type": "BOOLEAN", "description": "(must be true)"}
                 },
                 "required": ["tags"]
             })

@@ -123,6 +123,14 @@ fn describe(key: &str, value: &Value) -> String {
         "maxItems" => format!("at most {}", count("item")),
         "uniqueItems" => "items must be distinct".to_owned(),
         "default" => format!("default: {value}"),
+        "enum" => match value {
+            Value::Array(values) if values.len() == 1 => format!("must be {}", values[0]),
+            Value::Array(values) => {
+                let values: Vec<String> = values.iter().map(Value::to_string).collect();
+                format!("one of {}", values.join(", "))
+            }
+            other => format!("enum: {other}"),
+        },
         other => format!("{other}: {value}"),
     }
 }
