@@ -548,3 +548,17 @@ async fn the_bearer_scheme_is_read_in_any_case() {
         .expect("mounts with the token");
     assert_eq!(registry.call("echo__echo", json!({"text": "hi"})).await.text(), "hi");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_too_large_to_count_mean_no_limit() {
+    let mut registry = ToolRegistry::new().with_concurrency(usize::MAX);
+    registry.register(Echo).unwrap();
+    let server = McpServer::new(registry).with_max_in_flight(usize::MAX);
+    let mut peer = Peer::start(server);
+    peer.initialize().await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "hi"}}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["result"]["content"][0]["text"], "hi", "{answer}");
+}

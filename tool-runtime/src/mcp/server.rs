@@ -78,7 +78,8 @@ impl McpServer {
 
     /// A server of a registry shared with other code.
     pub fn from_arc(registry: Arc<ToolRegistry>) -> Self {
-        let concurrency = registry.settings.concurrency.max(1);
+        // A limit above what a semaphore can count is no limit.
+        let concurrency = registry.settings.concurrency.clamp(1, Semaphore::MAX_PERMITS);
         McpServer {
             inner: Arc::new(Inner {
                 registry,
@@ -131,7 +132,7 @@ impl McpServer {
     /// Bounds the `tools/call` requests in flight, waiting ones included;
     /// a call beyond it gets an `isError` result at once.
     pub fn with_max_in_flight(self, calls: usize) -> Self {
-        let calls = calls.max(1);
+        let calls = calls.clamp(1, Semaphore::MAX_PERMITS);
         self.edit(|inner| {
             inner.in_flight = Arc::new(Semaphore::new(calls));
             inner.max_in_flight = calls;
