@@ -24,6 +24,8 @@ mod output;
 mod registry;
 mod result;
 pub mod schema;
+#[cfg(any(feature = "models", feature = "mcp"))]
+mod sse;
 mod text;
 mod tool;
 

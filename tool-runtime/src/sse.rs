@@ -1,5 +1,26 @@
 //! An incremental server-sent events parser: bytes in as they arrive, whole
 //! events out. Lines end in `\n`, `\r\n` or `\r`; a blank line ends an event.
+//! The model clients read their streamed answers with it, and the MCP
+//! client the legacy HTTP+SSE transport.
+//!
+//! What the parser holds is bounded: an event larger than
+//! [`MAX_EVENT_BYTES`] is an error, not a buffer that grows as long as a
+//! peer sends.
+
+use std::fmt;
+
+/// The largest event read: its unfinished line and its data so far.
+pub(crate) const MAX_EVENT_BYTES: usize = 64 << 20;
+
+/// An event of the stream grew past [`MAX_EVENT_BYTES`].
+#[derive(Debug)]
+pub(crate) struct EventTooLarge;
+
+impl fmt::Display for EventTooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an event of the stream is larger than {MAX_EVENT_BYTES} bytes")
+    }
+}
 
 /// One event: its `event:` name (`message` when none) and its `data:` lines
 /// joined by `\n`.
@@ -19,8 +40,9 @@ pub(crate) struct SseParser {
 }
 
 impl SseParser {
-    /// Feeds a chunk; returns the events it completed.
-    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    /// Feeds a chunk; returns the events it completed, or an error once
+    /// the event being read is larger than [`MAX_EVENT_BYTES`].
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
         let mut out = Vec::new();
         for &byte in chunk {
             if self.after_cr {
@@ -38,7 +60,10 @@ impl SseParser {
                 _ => self.pending.push(byte),
             }
         }
-        out
+        if self.pending.len() + self.data.len() > MAX_EVENT_BYTES {
+            return Err(EventTooLarge);
+        }
+        Ok(out)
     }
 
     /// Ends the stream: an event not closed by a blank line still counts.
@@ -92,7 +117,7 @@ mod tests {
 
     fn all(chunks: &[&[u8]]) -> Vec<SseEvent> {
         let mut parser = SseParser::default();
-        let mut out: Vec<SseEvent> = chunks.iter().flat_map(|c| parser.feed(c)).collect();
+        let mut out: Vec<SseEvent> = chunks.iter().flat_map(|c| parser.feed(c).unwrap()).collect();
         out.extend(parser.finish());
         out
     }
@@ -122,5 +147,19 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn an_endless_event_is_an_error() {
+        let mut parser = SseParser::default();
+        let line = vec![b'x'; 1 << 20];
+        let error = (0..100).find_map(|_| parser.feed(&line).err()).expect("an error");
+        assert!(error.to_string().contains("larger than"), "{error}");
+        // Data lines count too, though each line ends.
+        let mut parser = SseParser::default();
+        let mut data = b"data: ".to_vec();
+        data.extend(vec![b'y'; 1 << 20]);
+        data.push(b'\n');
+        assert!((0..100).any(|_| parser.feed(&data).is_err()));
     }
 }

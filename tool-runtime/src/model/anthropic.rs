@@ -455,7 +455,7 @@ struct StreamState {
 impl StreamState {
     fn event(
         &mut self,
-        event: super::sse::SseEvent,
+        event: crate::sse::SseEvent,
         events: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<bool, ModelError> {
         if event.data.is_empty() {

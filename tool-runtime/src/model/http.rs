@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::{ModelError, ModelErrorKind};
 use crate::ToolDefinition;
 use crate::schema::Schema;
+use crate::sse::{SseEvent, SseParser};
 
 /// A request body as bytes, its `tools` written with each tool's
 /// parameters in declaration order (a `Value`'s maps are ordered by key).
@@ -249,11 +250,12 @@ pub(crate) async fn json_body(response: reqwest::Response) -> Result<Value, Mode
 /// completes; stops early when `on_event` says it has seen the end.
 pub(crate) async fn read_events(
     mut response: reqwest::Response,
-    mut on_event: impl FnMut(super::sse::SseEvent) -> Result<bool, ModelError>,
+    mut on_event: impl FnMut(SseEvent) -> Result<bool, ModelError>,
 ) -> Result<(), ModelError> {
-    let mut parser = super::sse::SseParser::default();
+    let mut parser = SseParser::default();
     while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
-        for event in parser.feed(&chunk) {
+        let events = parser.feed(&chunk).map_err(|e| malformed(e.to_string()))?;
+        for event in events {
             if on_event(event)? {
                 return Ok(());
             }

@@ -16,8 +16,6 @@ pub mod anthropic;
 mod http;
 #[cfg(feature = "models")]
 pub mod openai;
-#[cfg(feature = "models")]
-mod sse;
 
 pub use error::{ModelError, ModelErrorKind};
 #[cfg(feature = "models")]
