@@ -89,6 +89,7 @@ pub fn constraints(
         pattern,
         min_items,
         max_items,
+        values: None,
     }
 }
 

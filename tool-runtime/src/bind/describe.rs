@@ -88,6 +88,16 @@ impl Sentence {
 /// piece.
 pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
     let c = &shape.constraints;
+    if let Some(values) = &c.values {
+        out.push_str("one of ");
+        for (i, value) in values.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{value}");
+        }
+        return;
+    }
     match &shape.kind {
         Kind::String => out.push_str("a string"),
         Kind::Boolean => out.push_str("true or false"),

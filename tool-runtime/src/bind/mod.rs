@@ -476,24 +476,40 @@ impl Walker {
     }
 
     fn boolean(&mut self, shape: &Shape, value: &mut Value) {
-        let coerced = match value {
-            Value::Bool(_) => return,
-            Value::String(s) if self.lenient() => text_boolean(s).map(|b| (b, WarningCode::StringConvertedToBoolean)),
+        let read = match &*value {
+            Value::Bool(b) => Some((*b, None)),
+            Value::String(s) if self.lenient() => {
+                text_boolean(s).map(|b| (b, Some(WarningCode::StringConvertedToBoolean)))
+            }
             Value::Number(n) if self.lenient() => match n.as_f64() {
-                Some(1.0) => Some((true, WarningCode::NumberCoercedToBoolean)),
-                Some(0.0) => Some((false, WarningCode::NumberCoercedToBoolean)),
+                Some(1.0) => Some((true, Some(WarningCode::NumberCoercedToBoolean))),
+                Some(0.0) => Some((false, Some(WarningCode::NumberCoercedToBoolean))),
                 _ => None,
             },
             _ => None,
         };
-        match coerced {
-            Some((b, code)) => {
-                let detail = Sentence::new("").value(value).text(read_as(b));
-                self.warn(code, detail.done());
-                *value = Value::Bool(b);
-            }
-            None => self.mismatch(shape, value),
+        let Some((b, coerced)) = read else {
+            return self.mismatch(shape, value);
+        };
+        if !shape.value_listed(&Value::Bool(b)) {
+            return self.not_listed(shape, value);
         }
+        if let Some(code) = coerced {
+            let detail = Sentence::new("").value(value).text(read_as(b));
+            self.warn(code, detail.done());
+            *value = Value::Bool(b);
+        }
+    }
+
+    /// A value of the right kind that is none of the values the shape
+    /// lists (a remote schema's numeric or boolean `enum`).
+    fn not_listed(&mut self, shape: &Shape, value: &Value) {
+        let detail = Sentence::new("expected ")
+            .expected(shape)
+            .text(", got ")
+            .value(value)
+            .done();
+        self.error(ErrorCode::EnumOutOfRange, detail);
     }
 
     fn integer(&mut self, shape: &Shape, value: &mut Value) {
@@ -584,6 +600,9 @@ impl Walker {
             );
             return self.error(ErrorCode::OutOfRange, detail);
         }
+        if shape.constraints.values.is_some() && !shape.value_listed(&Value::Number(integer_number(n))) {
+            return self.not_listed(shape, value);
+        }
         if let Some((code, detail)) = coerced {
             self.warn(code, detail);
             *value = Value::Number(integer_number(n));
@@ -598,6 +617,9 @@ impl Walker {
                     if !shape.number_fits(f) {
                         let detail = format!("expected {}, got {f}", expected(shape));
                         return self.error(ErrorCode::OutOfRange, detail);
+                    }
+                    if !shape.value_listed(&Number::from_f64(f).map_or(Value::Null, Value::Number)) {
+                        return self.not_listed(shape, value);
                     }
                     self.warn(
                         WarningCode::StringConvertedToNumber,
@@ -615,6 +637,8 @@ impl Walker {
         if !shape.number_fits(f) {
             let detail = format!("expected {}, got {f}", expected(shape));
             self.error(ErrorCode::OutOfRange, detail);
+        } else if !shape.value_listed(value) {
+            self.not_listed(shape, value);
         }
     }
 

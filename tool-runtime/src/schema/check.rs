@@ -84,12 +84,34 @@ impl Shape {
         matches!(&self.kind, Kind::Enum(values) if values.iter().any(|v| v == s))
     }
 
+    /// Whether `value` is one of the values the shape lists, when it lists
+    /// any; numbers compare by value (`2` and `2.0` are the same number).
+    pub(crate) fn value_listed(&self, value: &Value) -> bool {
+        let Some(values) = &self.constraints.values else {
+            return true;
+        };
+        values.iter().any(|listed| match (listed, value) {
+            (Value::Number(a), Value::Number(b)) => same_number(a, b),
+            (a, b) => a == b,
+        })
+    }
+
     /// Whether a list's or map's item count fits the item bounds.
     #[inline]
     pub(crate) fn items_fit(&self, len: usize) -> bool {
         let c = &self.constraints;
         let len = len as u64;
         c.min_items.is_none_or(|m| len >= m) && c.max_items.is_none_or(|m| len <= m)
+    }
+}
+
+/// Whether two JSON numbers are the same number: exactly for integers,
+/// as floats otherwise.
+fn same_number(a: &Number, b: &Number) -> bool {
+    match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
+        (Some(a), Some(b), _, _) => a == b,
+        (_, _, Some(a), Some(b)) => a == b,
+        _ => a.as_f64() == b.as_f64(),
     }
 }
 

@@ -4,8 +4,8 @@
 //! one.
 //!
 //! The subset read: `type` (one type, or one type and `"null"`),
-//! `properties`, `required`, `items`, `enum` (of strings), `const` (a
-//! string), `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`,
+//! `properties`, `required`, `items`, `enum` and `const` (strings, or
+//! numbers or booleans of the node's type), `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`,
 //! `minItems`/`maxItems`, `uniqueItems`, `additionalProperties`,
 //! `anyOf`/`oneOf` with a `null` member (read as nullable, or optional for a
 //! property that is not required), `default`, `description`, and local
@@ -70,6 +70,7 @@ fn import_shape(node: &Value) -> Shape {
             .and_then(|p| Pattern::new(p).ok()),
         min_items: node.get("minItems").and_then(Value::as_u64),
         max_items: node.get("maxItems").and_then(Value::as_u64),
+        values: None,
     };
     let strings = |key: &str| -> Option<Vec<String>> {
         let values = match node.get(key)? {
@@ -93,29 +94,77 @@ fn import_shape(node: &Value) -> Shape {
         } else {
             Kind::Any
         }
-    } else if node.contains_key("enum") || node.contains_key("const") {
-        Kind::Any
-    } else {
-        match ty {
-            Some("string") => Kind::String,
-            Some("boolean") => Kind::Boolean,
-            Some("integer") => Kind::Integer {
-                min: i128::from(i64::MIN),
-                max: i128::from(u64::MAX),
-            },
-            Some("number") => Kind::Number { single: false },
-            Some("array") => Kind::Array {
-                items: Box::new(node.get("items").map_or_else(|| Shape::new(Kind::Any), import_shape)),
-                unique: node.get("uniqueItems") == Some(&Value::Bool(true)),
-            },
-            Some("object") => object_kind(node, &mut constraints),
-            _ => Kind::Any,
+    } else if let Some(values) = listed(node) {
+        // Numbers or booleans: the kind they share, each value checked.
+        match scalar_type(ty, &values) {
+            Some(ty) => {
+                constraints.values = Some(values);
+                typed_kind(ty, node, &mut constraints)
+            }
+            None => Kind::Any,
         }
+    } else {
+        ty.map_or(Kind::Any, |ty| typed_kind(ty, node, &mut constraints))
     };
     let mut shape = Shape::new(kind).constrain(constraints);
     shape.nullable = nullable;
     shape.description = node.get("description").and_then(Value::as_str).map(str::to_owned);
     shape
+}
+
+/// The kind of a node of type `ty`.
+fn typed_kind(ty: &str, node: &Map<String, Value>, constraints: &mut Constraints) -> Kind {
+    match ty {
+        "string" => Kind::String,
+        "boolean" => Kind::Boolean,
+        "integer" => Kind::Integer {
+            min: i128::from(i64::MIN),
+            max: i128::from(u64::MAX),
+        },
+        "number" => Kind::Number { single: false },
+        "array" => Kind::Array {
+            items: Box::new(node.get("items").map_or_else(|| Shape::new(Kind::Any), import_shape)),
+            unique: node.get("uniqueItems") == Some(&Value::Bool(true)),
+        },
+        "object" => object_kind(node, constraints),
+        _ => Kind::Any,
+    }
+}
+
+/// The values of a node's `const`, or else of its `enum`, less `null`.
+fn listed(node: &Map<String, Value>) -> Option<Vec<Value>> {
+    match (node.get("const"), node.get("enum")) {
+        (Some(one), _) => Some(vec![one.clone()]),
+        (None, Some(Value::Array(values))) => Some(values.iter().filter(|v| !v.is_null()).cloned().collect()),
+        // An `enum` that is no list: outside the subset.
+        (None, Some(_)) => Some(Vec::new()),
+        (None, None) => None,
+    }
+}
+
+/// The type listed values of numbers or booleans are checked as: the
+/// node's own, when every value is of it, or the one they share when the
+/// node names none (`integer` for whole numbers only). `None` for values of
+/// mixed or other types, or none at all.
+fn scalar_type(ty: Option<&str>, values: &[Value]) -> Option<&'static str> {
+    let integer = |v: &Value| v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0);
+    let is = |ty: &str| -> bool {
+        !values.is_empty()
+            && values.iter().all(|v| match ty {
+                "integer" => integer(v),
+                "number" => v.is_number(),
+                "boolean" => v.is_boolean(),
+                _ => false,
+            })
+    };
+    let candidates: &[&'static str] = match ty {
+        Some("integer") => &["integer"],
+        Some("number") => &["number"],
+        Some("boolean") => &["boolean"],
+        Some(_) => &[],
+        None => &["integer", "number", "boolean"],
+    };
+    candidates.iter().copied().find(|ty| is(ty))
 }
 
 fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind {
@@ -436,5 +485,71 @@ mod tests {
         }));
         let names: Vec<&str> = imported.params.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["zeta", "beta", "alpha", "mid"]);
+    }
+    /// Binds `args` leniently: the arguments as bound, the warnings and the
+    /// errors as `code:path`.
+    fn bind(imported: &ImportedSchema, args: Value) -> (Map<String, Value>, Vec<String>, Vec<String>) {
+        let mut args = args.as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        let warnings = report.warnings.iter().map(|w| w.code_path()).collect();
+        let errors = report.errors.iter().map(|e| e.code_path()).collect();
+        (args, warnings, errors)
+    }
+
+    #[test]
+    fn numeric_and_boolean_enums_and_consts_are_read() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "level": {"type": "integer", "enum": [1, 2, 3]},
+                "ratio": {"type": "number", "enum": [0.5, 1.5]},
+                "answer": {"const": 42},
+                "flag": {"type": "boolean", "const": true},
+                "mixed": {"enum": [1, "a"]},
+            },
+        });
+        let imported = import_input_schema(&schema);
+        assert_eq!(
+            imported.schema["properties"], schema["properties"],
+            "passed on as written"
+        );
+
+        let (args, warnings, errors) = bind(
+            &imported,
+            json!({"level": "2", "ratio": "1.5", "answer": 42.0, "flag": "true", "mixed": "b"}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            (&args["level"], &args["ratio"], &args["answer"], &args["flag"]),
+            (&json!(2), &json!(1.5), &json!(42), &json!(true))
+        );
+        assert!(
+            warnings.contains(&"string_literal_converted_to_integer:level".to_owned()),
+            "{warnings:?}"
+        );
+        assert_eq!(args["mixed"], json!("b"), "outside the subset: passed through");
+
+        let (_, warnings, errors) = bind(&imported, json!({"level": 7, "ratio": 2, "answer": 41, "flag": false}));
+        // With no `required` list, the parameters come by name.
+        assert_eq!(
+            errors,
+            [
+                "enum_out_of_range:answer",
+                "enum_out_of_range:flag",
+                "enum_out_of_range:level",
+                "enum_out_of_range:ratio"
+            ]
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // A converted value that is then refused leaves no warning.
+        let (_, warnings, errors) = bind(&imported, json!({"level": "7"}));
+        assert_eq!((warnings, errors), (vec![], vec!["enum_out_of_range:level".to_owned()]));
+        let mut level = json!({"level": 7}).as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut level, BindMode::Lenient, false);
+        assert!(
+            report.errors[0].detail.contains("one of 1, 2, 3"),
+            "{:?}",
+            report.errors
+        );
     }
 }

@@ -146,6 +146,11 @@ pub struct Constraints {
     pub min_items: Option<u64>,
     /// Most elements in an array (keys in a map).
     pub max_items: Option<u64>,
+    /// The values allowed, when a schema lists them as numbers or booleans
+    /// (`{"type": "integer", "enum": [1, 2, 3]}`, `{"const": true}`): a
+    /// value of the kind that is none of them is `enum_out_of_range`. Read
+    /// from a remote tool's schema; a string enum is [`Kind::Enum`].
+    pub values: Option<Vec<Value>>,
 }
 
 impl Constraints {
@@ -191,6 +196,12 @@ impl Constraints {
         self
     }
 
+    /// Sets the values allowed (numbers or booleans).
+    pub fn values(mut self, values: Vec<Value>) -> Self {
+        self.values = Some(values);
+        self
+    }
+
     /// No bound at all.
     pub(crate) const NONE: Constraints = Constraints {
         minimum: None,
@@ -200,6 +211,7 @@ impl Constraints {
         pattern: None,
         min_items: None,
         max_items: None,
+        values: None,
     };
 
     /// No bound is set.
@@ -211,6 +223,7 @@ impl Constraints {
             && self.pattern.is_none()
             && self.min_items.is_none()
             && self.max_items.is_none()
+            && self.values.is_none()
     }
 }
 
@@ -310,6 +323,7 @@ impl Shape {
             pattern,
             min_items,
             max_items,
+            values,
         } = constraints;
         if min_items.is_some() || max_items.is_some() {
             self.constraints.min_items = min_items.or(self.constraints.min_items);
@@ -321,6 +335,7 @@ impl Shape {
             min_length,
             max_length,
             pattern,
+            values,
             ..Constraints::default()
         };
         if !scalar.is_empty() {
@@ -344,6 +359,7 @@ impl Shape {
         own.min_length = c.min_length.or(own.min_length);
         own.max_length = c.max_length.or(own.max_length);
         own.pattern = c.pattern.or(own.pattern.take());
+        own.values = c.values.or(own.values.take());
     }
 
     /// The kind's name as JSON Schema spells it (`integer`, `array`, ...);
@@ -471,6 +487,9 @@ impl Shape {
         put(max_key, c.max_items);
         if let Some(p) = &c.pattern {
             out.insert("pattern".into(), Value::String(p.as_str().into()));
+        }
+        if let Some(values) = &c.values {
+            out.insert("enum".into(), Value::Array(values.clone()));
         }
     }
 }
