@@ -326,6 +326,8 @@ impl Walker {
                 }
                 true
             }
+            // A required value that may be `null` (a remote schema's).
+            Presence::Required if shape.nullable => false,
             Presence::Required => {
                 let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
                 self.error(ErrorCode::NullNotAllowed, detail);

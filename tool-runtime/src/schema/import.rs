@@ -13,10 +13,13 @@
 //! whose schema uses anything else is bound as any JSON value: it passes to
 //! the remote tool unchanged, and its schema fragment is kept as written.
 //!
+//! A property listed in `required` stays required when it also allows
+//! `null`: the binder refuses its absence and passes its `null` on.
+//!
 //! The schema is also normalised for the provider formats as a native tool's
 //! is: no `$ref`, `$defs` or `$schema`, no `title`, no `anyOf` with `null`,
-//! no `default: null`, and an optional property left out of `required`
-//! rather than nullable.
+//! no `default: null`, and no property nullable (an optional one is left
+//! out of `required`, a required one stays in it).
 
 use serde_json::{Map, Value};
 
@@ -46,6 +49,7 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
         node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     }
     let shape = import_shape(&schema);
+    for_providers(&mut schema);
     let params = match shape.kind {
         Kind::Object(object) => object,
         _ => ObjectShape::default(),
@@ -107,7 +111,7 @@ fn import_shape(node: &Value) -> Shape {
         ty.map_or(Kind::Any, |ty| typed_kind(ty, node, &mut constraints))
     };
     let mut shape = Shape::new(kind).constrain(constraints);
-    shape.nullable = nullable;
+    shape.nullable = nullable || admits_null(node);
     shape.description = node.get("description").and_then(Value::as_str).map(str::to_owned);
     shape
 }
@@ -190,7 +194,9 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         .map(|(name, schema)| {
             let shape = import_shape(schema);
             let default = schema.get("default").cloned();
-            let presence = if required.contains(&name.as_str()) && !shape.nullable {
+            // Required stays required when `null` is allowed: the key must
+            // be sent, `null` is one of its values.
+            let presence = if required.contains(&name.as_str()) {
                 Presence::Required
             } else if default.is_some() {
                 Presence::Defaulted
@@ -216,6 +222,16 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         fields,
         rejects_unknown: additional == Some(&Value::Bool(false)),
     })
+}
+
+/// Whether a node allows `null` other than by its `type`: in its `enum`,
+/// as its `const`, or as a member of a union the import keeps as written.
+fn admits_null(node: &Map<String, Value>) -> bool {
+    let lists = |key: &str, null: fn(&Value) -> bool| matches!(node.get(key), Some(Value::Array(items)) if items.iter().any(null));
+    node.get("const").is_some_and(Value::is_null)
+        || lists("enum", Value::is_null)
+        || lists("anyOf", is_null_schema)
+        || lists("oneOf", is_null_schema)
 }
 
 /// The node's one type besides `null`, and whether `null` is allowed.
@@ -301,22 +317,45 @@ fn inline(node: &Value, root: &Value, depth: usize, resolving: &mut Vec<String>)
     }
     fold_null_union(&mut out, "anyOf");
     fold_null_union(&mut out, "oneOf");
-    if let Some(Value::Object(properties)) = out.get("properties") {
-        let required: Vec<String> = match out.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-            _ => Vec::new(),
-        };
-        let mut properties = properties.clone();
-        for (name, schema) in properties.iter_mut() {
-            if !required.contains(name)
-                && let Value::Object(schema) = schema
-            {
-                strip_null(schema);
-            }
-        }
-        out.insert("properties".into(), Value::Object(properties));
-    }
     Value::Object(out)
+}
+
+/// Normalises the read schema for the provider formats as a native tool's
+/// is: no property is nullable (an optional one is left out of `required`,
+/// a required one is simply required, though the binder takes its `null`),
+/// and no union keeps a `null` member.
+fn for_providers(node: &mut Value) {
+    let Value::Object(object) = node else {
+        return;
+    };
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(members)) = object.get_mut(key)
+            && members.iter().any(|m| !is_null_schema(m))
+        {
+            members.retain(|m| !is_null_schema(m));
+        }
+    }
+    for (key, value) in object.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" => {
+                if let Value::Object(properties) = value {
+                    for schema in properties.values_mut() {
+                        if let Value::Object(schema) = schema {
+                            strip_null(schema);
+                        }
+                        for_providers(schema);
+                    }
+                }
+            }
+            "items" | "additionalProperties" | "not" | "contains" => for_providers(value),
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Value::Array(members) = value {
+                    members.iter_mut().for_each(for_providers);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn is_dropped(key: &str) -> bool {
@@ -342,33 +381,32 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     root.pointer(pointer)
 }
 
-/// `{"anyOf": [X, {"type": "null"}]}` becomes X, nullable; other unions
-/// only lose their `null` member and stay as written.
+/// `{"anyOf": [X, {"type": "null"}]}` becomes X, nullable. Other unions
+/// stay as written (bound as any value, `null` included); they lose their
+/// `null` member on the way out ([`for_providers`]).
 fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
     let Some(Value::Array(members)) = node.get(key) else {
         return;
     };
-    let is_null =
-        |m: &Value| m.get("type") == Some(&Value::from("null")) && m.as_object().is_some_and(|o| o.len() == 1);
-    if !members.iter().any(is_null) {
+    if !members.iter().any(is_null_schema) {
         return;
     }
-    let others: Vec<Value> = members.iter().filter(|m| !is_null(m)).cloned().collect();
+    let others: Vec<&Value> = members.iter().filter(|m| !is_null_schema(m)).collect();
+    let [Value::Object(only)] = others.as_slice() else {
+        return;
+    };
+    let only = only.clone();
     node.remove(key);
-    match others.as_slice() {
-        [Value::Object(only)] => {
-            for (k, v) in only {
-                // The outer description and default win.
-                node.entry(k.clone()).or_insert_with(|| v.clone());
-            }
-            make_nullable(node);
-        }
-        _ => {
-            // Several members: kept as written, less the null; bound as
-            // any value.
-            node.insert(key.into(), Value::Array(others));
-        }
+    for (k, v) in only {
+        // The outer description and default win.
+        node.entry(k).or_insert(v);
     }
+    make_nullable(node);
+}
+
+/// `{"type": "null"}`, the schema of `null` alone.
+fn is_null_schema(member: &Value) -> bool {
+    member.get("type") == Some(&Value::from("null")) && member.as_object().is_some_and(|o| o.len() == 1)
 }
 
 #[cfg(test)]
@@ -550,6 +588,60 @@ mod tests {
             report.errors[0].detail.contains("one of 1, 2, 3"),
             "{:?}",
             report.errors
+        );
+    }
+
+    #[test]
+    fn a_required_nullable_property_stays_required_and_takes_null() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "count": {"type": ["integer", "null"]},
+                "when": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+                "window": {
+                    "type": "object",
+                    "properties": {"start": {"type": ["integer", "null"]}},
+                    "required": ["start"],
+                },
+            },
+            "required": ["note", "count", "when", "window"],
+        }));
+        for field in &imported.params.fields {
+            assert_eq!(field.presence, Presence::Required, "{}", field.name);
+        }
+        let (_, _, errors) = bind(&imported, json!({}));
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors.iter().all(|e| e.starts_with("missing_required:")), "{errors:?}");
+        let (_, _, errors) = bind(&imported, json!({"window": {}}));
+        assert!(
+            errors.contains(&"missing_required:window.start".to_owned()),
+            "{errors:?}"
+        );
+
+        let sent = json!({"note": null, "count": null, "when": null, "window": {"start": null}});
+        let (args, warnings, errors) = bind(&imported, sent.clone());
+        assert!(errors.is_empty() && warnings.is_empty(), "{errors:?} {warnings:?}");
+        assert_eq!(Value::Object(args), sent, "null is passed on");
+        let (args, _, errors) = bind(
+            &imported,
+            json!({"note": "n", "count": "3", "when": 1, "window": {"start": 2}}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["count"], json!(3));
+
+        // What the model reads: required, and no null union or type list.
+        let out = &imported.schema;
+        assert_eq!(out["required"], json!(["note", "count", "when", "window"]));
+        assert_eq!(out["properties"]["note"], json!({"type": "string"}));
+        assert_eq!(out["properties"]["count"], json!({"type": "integer"}));
+        assert_eq!(
+            out["properties"]["when"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+        );
+        assert_eq!(
+            out["properties"]["window"]["properties"]["start"],
+            json!({"type": "integer"})
         );
     }
 }
