@@ -704,12 +704,13 @@ impl Walker {
             self.value(items, element);
             self.leave(mark);
         }
-        // A set's bounds count what the tool gets: the distinct items.
-        let len = if matches!(shape.kind, Kind::Array { unique: true, .. }) {
-            distinct(elements)
-        } else {
-            elements.len()
-        };
+        // A set's items go on once each, the first of each in order, and
+        // its bounds count what goes on: what a native set gets, and what a
+        // remote tool whose schema says `uniqueItems` is sent.
+        if matches!(shape.kind, Kind::Array { unique: true, .. }) {
+            drop_repeats(elements);
+        }
+        let len = elements.len();
         if !shape.items_fit(len) {
             let detail = Sentence::new("expected ")
                 .expected(shape)
@@ -799,22 +800,45 @@ pub(super) fn wrapped_in_list(value: Sentence) -> Sentence {
     value.text(" was wrapped in a list")
 }
 
-/// How many different values `items` holds, in O(n log n): each value is
-/// written as canonical JSON text (object keys sorted, so values equal as
-/// `Value`s give equal text whatever their key order), and the texts are
-/// sorted and counted once each.
-fn distinct(items: &[Value]) -> usize {
-    let mut texts: Vec<String> = items
+/// Removes from `items` every value that repeats an earlier one, keeping
+/// the order of the others.
+fn drop_repeats(items: &mut Vec<Value>) {
+    let repeats = repeats(items);
+    if repeats.is_empty() {
+        return;
+    }
+    let mut repeated = vec![false; items.len()];
+    for index in repeats {
+        repeated[index] = true;
+    }
+    let mut index = 0;
+    items.retain(|_| {
+        index += 1;
+        !repeated[index - 1]
+    });
+}
+
+/// The indices of the values of `items` equal to an earlier one, in
+/// O(n log n): each value is written as canonical JSON text (object keys
+/// sorted, so values equal as `Value`s give equal text whatever their key
+/// order), and the texts are sorted with their indices, so each run of
+/// equal texts starts with its first occurrence.
+fn repeats(items: &[Value]) -> Vec<usize> {
+    let mut texts: Vec<(String, usize)> = items
         .iter()
-        .map(|item| {
+        .enumerate()
+        .map(|(index, item)| {
             let mut text = String::new();
             write_canonical(item, &mut text);
-            text
+            (text, index)
         })
         .collect();
     texts.sort_unstable();
-    texts.dedup();
-    texts.len()
+    texts
+        .windows(2)
+        .filter(|pair| pair[0].0 == pair[1].0)
+        .map(|pair| pair[1].1)
+        .collect()
 }
 
 fn write_canonical(value: &Value, out: &mut String) {

@@ -14,6 +14,11 @@ fn params(fields: Vec<Field>) -> ObjectShape {
     }
 }
 
+/// How many different values `items` holds.
+fn distinct(items: &[Value]) -> usize {
+    items.len() - repeats(items).len()
+}
+
 fn one(name: &str, shape: Shape) -> ObjectShape {
     params(vec![Field::new(name, shape.describe("d"), false, "T")])
 }

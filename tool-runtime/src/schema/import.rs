@@ -14,7 +14,10 @@
 //! the remote tool unchanged, and its schema fragment is kept as written.
 //!
 //! A property listed in `required` stays required when it also allows
-//! `null`: the binder refuses its absence and passes its `null` on.
+//! `null`: the binder refuses its absence and passes its `null` on. A list
+//! whose schema says `uniqueItems` is sent without repeats (the first of
+//! each value kept, in order), as a native set keeps one of each, and its
+//! `minItems`/`maxItems` count what is sent: `[1, 1, 1]` goes on as `[1]`.
 //!
 //! The schema is also normalised for the provider formats as a native tool's
 //! is: no `$ref`, `$defs` or `$schema`, no `title`, no `anyOf` with `null`,
@@ -643,5 +646,24 @@ mod tests {
             out["properties"]["window"]["properties"]["start"],
             json!({"type": "integer"})
         );
+    }
+
+    #[test]
+    fn a_unique_list_is_sent_without_repeats_and_its_bounds_count_what_is_sent() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "ids": {"type": "array", "items": {"type": "integer"}, "uniqueItems": true, "maxItems": 2},
+            },
+        }));
+        let (args, _, errors) = bind(&imported, json!({"ids": [1, 1, 1]}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["ids"], json!([1]));
+        let (args, warnings, errors) = bind(&imported, json!({"ids": [3, "3", 1, 3]}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["ids"], json!([3, 1]), "the first of each, in order");
+        assert_eq!(warnings, ["string_literal_converted_to_integer:ids[1]"]);
+        let (_, _, errors) = bind(&imported, json!({"ids": [1, 2, 3, 1]}));
+        assert_eq!(errors, ["out_of_range:ids"]);
     }
 }
