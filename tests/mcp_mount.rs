@@ -33,17 +33,26 @@ fn server_script() -> String {
 struct HttpServer {
     child: Child,
     port: u16,
+    /// The endpoint's path: `/mcp`, or `/sse` for the legacy transport.
+    path: &'static str,
 }
 
 impl HttpServer {
+    /// A server of streamable HTTP.
     fn start(python: &str, port: u16) -> Self {
+        HttpServer::start_speaking(python, "http", port)
+    }
+
+    /// A server of `transport`: `http`, or `sse` (the legacy HTTP+SSE).
+    fn start_speaking(python: &str, transport: &str, port: u16) -> Self {
         let child = Command::new(python)
-            .args([server_script(), "http".into(), port.to_string()])
+            .args([server_script(), transport.into(), port.to_string()])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("python starts");
-        let server = HttpServer { child, port };
+        let path = if transport == "sse" { "/sse" } else { "/mcp" };
+        let server = HttpServer { child, port, path };
         // Ready when it accepts connections (a safety net of 60 s).
         for _ in 0..600 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -55,7 +64,7 @@ impl HttpServer {
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
+        format!("http://127.0.0.1:{}{}", self.port, self.path)
     }
 
     fn kill(&mut self) {
@@ -353,6 +362,31 @@ async fn mounts_a_python_server_over_streamable_http() {
     assert!(lost.is_error, "{}", lost.text());
     assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
     let _server = HttpServer::start(&python, port);
+    let mut back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    if back.is_error {
+        // The call that found it gone may have reconnected already, or not.
+        back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    }
+    assert!(!back.is_error, "{}", back.text());
+    assert!(back.text().contains("2 int"), "{}", back.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mounts_a_python_server_over_the_legacy_sse_transport() {
+    let python = python();
+    let port = free_port();
+    let mut server = HttpServer::start_speaking(&python, "sse", port);
+    let config = json!({"mcpServers": {"py": {"type": "sse", "url": server.url()}}});
+    let (registry, mounts) = mount(config).await;
+    common_checks(&registry, &mounts).await;
+    list_changed_checks(&registry, &mounts).await;
+
+    // Killed: calls fail with a clear error until it is back.
+    server.kill();
+    let lost = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    assert!(lost.is_error, "{}", lost.text());
+    assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
+    let _server = HttpServer::start_speaking(&python, "sse", port);
     let mut back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
     if back.is_error {
         // The call that found it gone may have reconnected already, or not.

@@ -3,6 +3,7 @@ former FastMCP), for tests/mcp_mount.rs to mount.
 
 Usage: mcp_remote_server.py stdio
        mcp_remote_server.py http PORT     (streamable HTTP at http://127.0.0.1:PORT/mcp)
+       mcp_remote_server.py sse PORT      (legacy HTTP+SSE at http://127.0.0.1:PORT/sse)
 """
 
 import os
@@ -132,5 +133,7 @@ def pid() -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:2] == ["sse"]:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run("stdio")

@@ -14,7 +14,8 @@ use super::McpError;
 /// ```json
 /// {"mcpServers": {
 ///   "files":   {"type": "stdio", "command": "node", "args": ["server.js"], "env": {"KEY": "value"}},
-///   "weather": {"type": "http", "url": "http://localhost:3000/mcp", "headers": {"Authorization": "Bearer token"}}
+///   "weather": {"type": "http", "url": "http://localhost:3000/mcp", "headers": {"Authorization": "Bearer token"}},
+///   "legacy":  {"type": "sse", "url": "http://localhost:3001/sse"}
 /// }}
 /// ```
 ///
@@ -51,10 +52,10 @@ pub enum ServerEntry {
         /// Headers sent with every request (`Authorization`, say).
         headers: BTreeMap<String, String>,
     },
-    /// A legacy HTTP+SSE endpoint (protocol 2024-11-05). Read from the
-    /// configuration, but not mounted: rmcp has no client for it, so
-    /// [`McpMounts::mount`](super::McpMounts::mount) reports it among its
-    /// failures and mounts the other servers.
+    /// A legacy HTTP+SSE endpoint (protocol revision 2024-11-05): an event
+    /// stream read with `GET`, whose `endpoint` event names where messages
+    /// are posted (on the same origin). `http://` or `https://`, as
+    /// [`ServerEntry::Http`].
     Sse {
         /// The SSE endpoint's URL.
         url: String,

@@ -1,8 +1,9 @@
 //! MCP (Model Context Protocol) on the official Rust SDK, `rmcp` (feature
 //! `mcp`): serve a registry over stdio and streamable HTTP
 //! ([`McpServer`]), and mount other servers' tools into a registry
-//! ([`McpMounts`], from an [`McpConfig`]; over stdio, `http://` or
-//! `https://`), where each server's set follows its `tools/list_changed`.
+//! ([`McpMounts`], from an [`McpConfig`]; over stdio, streamable HTTP at
+//! `http://` or `https://`, or the legacy HTTP+SSE transport), where each
+//! server's set follows its `tools/list_changed`.
 //!
 //! rmcp's types stay inside this module: the API speaks in the runtime's
 //! own types and `serde_json::Value`.
@@ -12,6 +13,7 @@ mod http;
 mod mount;
 mod order;
 mod server;
+mod sse;
 
 use std::fmt;
 
@@ -60,6 +62,15 @@ impl McpError {
             kind: McpErrorKind::Io,
             message: error.to_string(),
             source: Some(Box::new(error)),
+        }
+    }
+
+    /// The peer broke the protocol, as `message` says.
+    pub(crate) fn peer(message: impl Into<String>) -> Self {
+        McpError {
+            kind: McpErrorKind::Protocol,
+            message: message.into(),
+            source: None,
         }
     }
 

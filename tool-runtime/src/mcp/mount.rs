@@ -69,9 +69,9 @@ impl McpMounts {
     /// Connects to every server of `config` (in name order) and adds its
     /// tools to `registry` under their prefixed names.
     ///
-    /// A server that cannot be mounted (it cannot be reached or listed, its
-    /// entry is of a transport not spoken, `sse`, or one of its tools'
-    /// prefixed names is taken) is left out, with a `warn` event, and the
+    /// A server that cannot be mounted (it cannot be started, reached or
+    /// listed, or one of its tools' prefixed names is taken) is left out,
+    /// with a `warn` event, and the
     /// others are mounted all the same: read [`McpMounts::failures`] to
     /// know. Fails only when no server could be mounted at all (and the
     /// configuration names one), with an error that names each.
@@ -143,12 +143,6 @@ async fn mount_server(
     entry: &ServerEntry,
     config: &Arc<McpConfig>,
 ) -> Result<Arc<Connection>, McpError> {
-    if let ServerEntry::Sse { url, .. } = entry {
-        return Err(McpError::config(format!(
-            "server `{name}`: the legacy SSE transport ({url}) is not supported (rmcp has no client for it); \
-             use `\"type\": \"http\"` if the server also speaks streamable HTTP"
-        )));
-    }
     let connection = Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
     let tools = connection.remote_tools().await?;
     let (tools, problems) = ToolGroup::check(tools);
@@ -379,10 +373,7 @@ impl Connection {
                         bearer = Some(token.to_owned());
                         continue;
                     }
-                    let key = axum::http::HeaderName::try_from(key.as_str())
-                        .map_err(|e| McpError::config(format!("server `{name}`: header `{key}`: {e}")))?;
-                    let value = axum::http::HeaderValue::try_from(value.as_str())
-                        .map_err(|e| McpError::config(format!("server `{name}`: header `{key}`: {e}")))?;
+                    let (key, value) = header(name, key, value)?;
                     custom.insert(key, value);
                 }
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
@@ -395,9 +386,20 @@ impl Connection {
                     .await
                     .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}` ({url})")))
             }
-            ServerEntry::Sse { url, .. } => Err(McpError::config(format!(
-                "server `{name}`: the legacy SSE transport ({url}) is not supported"
-            ))),
+            ServerEntry::Sse { url, headers } => {
+                let context = format!("server `{name}` (legacy SSE transport, {url})");
+                let headers = headers
+                    .iter()
+                    .map(|(key, value)| header(name, key, value))
+                    .collect::<Result<_, _>>()?;
+                let transport = super::sse::SseTransport::connect(http_client(name, url)?, url, headers)
+                    .await
+                    .map_err(|e| e.prefixed(&context))?;
+                listener
+                    .serve(transport)
+                    .await
+                    .map_err(|e| McpError::protocol(e).prefixed(&context))
+            }
         }
     }
 
@@ -463,7 +465,15 @@ impl Connection {
     }
 }
 
-/// The HTTP client of an `http` server at `url`: plain `http://`, or
+/// One configured header of server `name`, checked.
+fn header(name: &str, key: &str, value: &str) -> Result<(axum::http::HeaderName, axum::http::HeaderValue), McpError> {
+    let invalid = |e: String| McpError::config(format!("server `{name}`: header `{key}`: {e}"));
+    let parsed_key = axum::http::HeaderName::try_from(key).map_err(|e| invalid(e.to_string()))?;
+    let parsed_value = axum::http::HeaderValue::try_from(value).map_err(|e| invalid(e.to_string()))?;
+    Ok((parsed_key, parsed_value))
+}
+
+/// The HTTP client of an `http` or `sse` server at `url`: plain `http://`, or
 /// `https://` over rustls on ring with the platform's roots; redirects as
 /// rmcp's own client takes them (same origin, 307 and 308 only, which keep
 /// the message and send no header to another host).
