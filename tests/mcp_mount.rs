@@ -397,7 +397,7 @@ async fn mounts_a_python_server_over_the_legacy_sse_transport() {
 }
 
 #[tokio::test]
-async fn an_sse_entry_is_refused_with_a_reason() {
+async fn an_sse_server_that_does_not_answer_is_a_clear_error() {
     let mut registry = ToolRegistry::new();
     let config =
         McpConfig::from_json(&json!({"mcpServers": {"legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}))
@@ -421,8 +421,8 @@ async fn a_server_that_cannot_start_is_a_clear_error() {
     assert!(registry.is_empty());
 }
 
-/// A server that cannot be mounted (one that does not start, a transport
-/// that is not spoken) is reported on its own; the others mount.
+/// A server that cannot be mounted (one that does not start, one that does
+/// not answer) is reported on its own; the others mount.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_cannot_mount_does_not_sink_the_others() {
     let python = python();

@@ -19,9 +19,7 @@ use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
 use super::McpError;
-
-/// The largest event read; a larger one ends the connection.
-const MAX_EVENT_BYTES: usize = 64 << 20;
+use crate::sse::{SseEvent, SseParser};
 
 /// A connection to a legacy SSE server, as an rmcp transport.
 pub(crate) struct SseTransport {
@@ -52,12 +50,13 @@ impl SseTransport {
             )));
         }
         let mut events = Events {
-            body: Box::pin(response.bytes_stream()),
-            parser: EventParser::default(),
+            body: Box::pin(response.bytes_stream().fuse()),
+            parser: SseParser::default(),
+            ready: VecDeque::new(),
         };
         let endpoint = loop {
             match events.next().await {
-                Some(Ok(event)) if event.name == "endpoint" => break event.data,
+                Some(Ok(event)) if event.event == "endpoint" => break event.data,
                 Some(Ok(_)) => continue,
                 Some(Err(e)) => return Err(e),
                 None => return Err(McpError::peer("the event stream ended before its `endpoint` event")),
@@ -116,7 +115,7 @@ impl Transport<RoleClient> for SseTransport {
                     return None;
                 }
             };
-            if event.name != "message" {
+            if event.event != "message" {
                 continue;
             }
             match serde_json::from_str(&event.data) {
@@ -134,134 +133,30 @@ impl Transport<RoleClient> for SseTransport {
 
 /// The events of a response body.
 struct Events {
+    /// Fused: polled again after its end, it ends again.
     body: Pin<Box<dyn Stream<Item = Result<Bytes, mcp_reqwest::Error>> + Send>>,
-    parser: EventParser,
+    parser: SseParser,
+    /// Events read whole, not yet taken.
+    ready: VecDeque<SseEvent>,
 }
 
 impl Events {
     /// The next event; `None` when the stream ends.
-    async fn next(&mut self) -> Option<Result<Event, McpError>> {
+    async fn next(&mut self) -> Option<Result<SseEvent, McpError>> {
         loop {
-            if let Some(event) = self.parser.ready.pop_front() {
+            if let Some(event) = self.ready.pop_front() {
                 return Some(Ok(event));
             }
-            match self.body.next().await? {
-                Ok(chunk) => {
-                    if let Err(e) = self.parser.push(&chunk) {
-                        return Some(Err(e));
-                    }
-                }
-                Err(e) => return Some(Err(McpError::protocol(e))),
+            match self.body.next().await {
+                Some(Ok(chunk)) => match self.parser.feed(&chunk) {
+                    Ok(events) => self.ready.extend(events),
+                    Err(e) => return Some(Err(McpError::peer(e.to_string()))),
+                },
+                Some(Err(e)) => return Some(Err(McpError::protocol(e))),
+                // An event the stream did not close with a blank line
+                // still counts.
+                None => return self.parser.finish().map(Ok),
             }
         }
-    }
-}
-
-/// One server-sent event: its name (`message` unless it says otherwise)
-/// and its data lines, joined by newlines.
-#[derive(Debug, PartialEq, Eq)]
-struct Event {
-    name: String,
-    data: String,
-}
-
-/// Reads server-sent events (the `text/event-stream` format) from chunks
-/// of a body, split anywhere.
-#[derive(Default)]
-struct EventParser {
-    /// The start of a line whose end has not come yet.
-    line: Vec<u8>,
-    /// The event being read: its name, and its data so far.
-    name: Option<String>,
-    data: Option<String>,
-    /// Events read whole, not yet taken.
-    ready: VecDeque<Event>,
-}
-
-impl EventParser {
-    fn push(&mut self, chunk: &[u8]) -> Result<(), McpError> {
-        let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|b| *b == b'\n') {
-            self.line.extend_from_slice(&rest[..end]);
-            rest = &rest[end + 1..];
-            let line = std::mem::take(&mut self.line);
-            self.field(line.strip_suffix(b"\r").unwrap_or(&line));
-        }
-        self.line.extend_from_slice(rest);
-        let pending = self.line.len() + self.data.as_ref().map_or(0, String::len);
-        if pending > MAX_EVENT_BYTES {
-            return Err(McpError::peer(format!(
-                "an event of the stream is larger than {MAX_EVENT_BYTES} bytes"
-            )));
-        }
-        Ok(())
-    }
-
-    /// Reads one line: a field, a comment, or the blank line that ends an
-    /// event.
-    fn field(&mut self, line: &[u8]) {
-        if line.is_empty() {
-            if let Some(data) = self.data.take() {
-                let name = self.name.take().unwrap_or_else(|| "message".to_owned());
-                self.ready.push_back(Event { name, data });
-            }
-            self.name = None;
-            return;
-        }
-        let line = String::from_utf8_lossy(line);
-        let (field, value) = line.split_once(':').unwrap_or((&line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "event" => self.name = Some(value.to_owned()),
-            "data" => match &mut self.data {
-                Some(data) => {
-                    data.push('\n');
-                    data.push_str(value);
-                }
-                None => self.data = Some(value.to_owned()),
-            },
-            // A comment (an empty field name), `id`, `retry` and unknown
-            // fields say nothing here.
-            _ => {}
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn events(chunks: &[&[u8]]) -> Vec<Event> {
-        let mut parser = EventParser::default();
-        for chunk in chunks {
-            parser.push(chunk).unwrap();
-        }
-        parser.ready.into_iter().collect()
-    }
-
-    #[test]
-    fn events_are_read_across_chunks_with_comments_and_crlf() {
-        let stream = b": ping\r\nevent: endpoint\r\ndata: /messages/?session_id=1\r\n\r\ndata: {\"a\":\ndata: 1}\n\nid: 3\nevent: other\n\n";
-        let expected = [
-            Event {
-                name: "endpoint".into(),
-                data: "/messages/?session_id=1".into(),
-            },
-            Event {
-                name: "message".into(),
-                data: "{\"a\":\n1}".into(),
-            },
-        ];
-        assert_eq!(events(&[stream]), expected);
-        let split: Vec<&[u8]> = stream.chunks(3).collect();
-        assert_eq!(events(&split), expected);
-    }
-
-    #[test]
-    fn an_endless_line_is_an_error() {
-        let mut parser = EventParser::default();
-        let chunk = vec![b'x'; 1 << 20];
-        let error = (0..100).find_map(|_| parser.push(&chunk).err()).expect("an error");
-        assert!(error.to_string().contains("larger than"), "{error}");
     }
 }
