@@ -95,10 +95,7 @@ pub fn constraints(
 
 /// The shape of a derived struct.
 pub fn object_shape(fields: Vec<Field>, rejects_unknown: bool) -> Shape {
-    Shape::new(Kind::Object(ObjectShape {
-        fields,
-        rejects_unknown,
-    }))
+    Shape::new(Kind::Object(ObjectShape::new(fields, rejects_unknown)))
 }
 
 /// The shape of a derived unit-variant enum, with what its values mean.

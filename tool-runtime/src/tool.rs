@@ -122,10 +122,7 @@ impl ToolAnnotations {
 impl ToolDefinition {
     /// A definition with these parameters; the schema is rendered here, once.
     pub fn new(name: impl Into<String>, description: impl Into<String>, params: Vec<Field>) -> Self {
-        let params = ObjectShape {
-            fields: params,
-            rejects_unknown: true,
-        };
+        let params = ObjectShape::new(params, true);
         let mut objects = vec![&params];
         for field in &params.fields {
             object_shapes(&field.shape, &mut objects);

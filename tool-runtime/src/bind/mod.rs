@@ -313,7 +313,14 @@ impl Walker {
     /// Handles a field sent as `null`; true when its key was removed.
     fn null_field(&mut self, presence: Presence, shape: &Shape, name: &str, map: &mut Map<String, Value>) -> bool {
         match presence {
-            Presence::Optional => false,
+            // `None` for an `Option`, which takes `null`.
+            Presence::Optional if shape.nullable => false,
+            // Not given, for an optional value that cannot be `null` (a
+            // remote schema's): what goes on leaves it out.
+            Presence::Optional => {
+                map.remove(name);
+                true
+            }
             Presence::Defaulted => {
                 map.remove(name);
                 // In strict mode, or when the model was sent strict
@@ -337,6 +344,15 @@ impl Walker {
     }
 
     fn unknown_keys(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
+        // Keys the object admits by a schema are values like any other.
+        if let Some(others) = &object.others {
+            for (key, value) in map.iter_mut().filter(|(key, _)| object.field(key).is_none()) {
+                let mark = self.enter_sent_key(key);
+                self.value(others, value);
+                self.leave(mark);
+            }
+            return;
+        }
         let unknown: Vec<String> = map.keys().filter(|k| object.field(k).is_none()).cloned().collect();
         let names = object
             .fields
@@ -376,7 +392,7 @@ impl Walker {
         // One pass, not one removal a key: removing from an ordered map
         // shifts what follows, which made many unknown keys quadratic.
         if !top {
-            map.retain(|key, _| object.field(key).is_some());
+            object.retain_named(map);
         }
     }
 

@@ -8,10 +8,7 @@ use crate::call::CallArguments;
 use crate::schema::{Constraints, Field, ObjectShape, Pattern, Shape};
 
 fn params(fields: Vec<Field>) -> ObjectShape {
-    ObjectShape {
-        fields,
-        rejects_unknown: true,
-    }
+    ObjectShape::new(fields, true)
 }
 
 /// How many different values `items` holds.

@@ -552,6 +552,10 @@ struct RemoteTool {
     definition: ToolDefinition,
     remote_name: String,
     connection: Arc<Connection>,
+    /// The remote schema admits no keys but its properties
+    /// (`additionalProperties: false`): a key the binder ignored is then
+    /// not sent on.
+    rejects_unknown: bool,
 }
 
 impl RemoteTool {
@@ -572,6 +576,7 @@ impl RemoteTool {
         };
         let description = info["description"].as_str().unwrap_or_default().to_owned();
         let output_schema = info.get("outputSchema").filter(|s| s.is_object()).cloned();
+        let rejects_unknown = imported.params.rejects_unknown;
         let definition = ToolDefinition::new(local, description, imported.params.fields)
             .with_input_schema(imported.schema)
             .with_output_schema(output_schema)
@@ -582,6 +587,7 @@ impl RemoteTool {
             definition,
             remote_name,
             connection,
+            rejects_unknown,
         })
     }
 }
@@ -594,7 +600,10 @@ impl Tool for RemoteTool {
     fn invoke(&self, arguments: BoundArguments, _scope: &CallScope<'_>) -> Result<ToolFuture, Vec<CallError>> {
         let connection = self.connection.clone();
         let tool = self.remote_name.clone();
-        let arguments = arguments.into_map();
+        let mut arguments = arguments.into_map();
+        if self.rejects_unknown {
+            self.definition.params().retain_named(&mut arguments);
+        }
         // The registry drops this future on time-out or cancellation; rmcp
         // then sends the server `notifications/cancelled`.
         Ok(Box::pin(async move { connection.call(&tool, arguments).await }))

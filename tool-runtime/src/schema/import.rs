@@ -63,9 +63,9 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
 /// Reads one normalised schema node into a [`Shape`].
 fn import_shape(node: &Value) -> Shape {
     let Value::Object(node) = node else {
-        return Shape::new(Kind::Any);
+        return any_value();
     };
-    let (ty, nullable) = single_type(node);
+    let ty = single_type(node);
     let mut constraints = Constraints {
         minimum: node.get("minimum").and_then(Value::as_number).cloned(),
         maximum: node.get("maximum").and_then(Value::as_number).cloned(),
@@ -114,8 +114,19 @@ fn import_shape(node: &Value) -> Shape {
         ty.map_or(Kind::Any, |ty| typed_kind(ty, node, &mut constraints))
     };
     let mut shape = Shape::new(kind).constrain(constraints);
-    shape.nullable = nullable || admits_null(node);
+    // What passes through takes `null` as any value; otherwise `null`
+    // must pass every keyword (a type list with `null` beside an `enum`
+    // without it still refuses it).
+    shape.nullable = passes_through || admits_null(node);
     shape.description = node.get("description").and_then(Value::as_str).map(str::to_owned);
+    shape
+}
+
+/// Any JSON value, `null` included: what a schema of no keywords, or
+/// `true`, admits.
+fn any_value() -> Shape {
+    let mut shape = Shape::new(Kind::Any);
+    shape.nullable = true;
     shape
 }
 
@@ -130,7 +141,7 @@ fn typed_kind(ty: &str, node: &Map<String, Value>, constraints: &mut Constraints
         },
         "number" => Kind::Number { single: false },
         "array" => Kind::Array {
-            items: Box::new(node.get("items").map_or_else(|| Shape::new(Kind::Any), import_shape)),
+            items: Box::new(node.get("items").map_or_else(any_value, import_shape)),
             unique: node.get("uniqueItems") == Some(&Value::Bool(true)),
         },
         "object" => object_kind(node, constraints),
@@ -182,7 +193,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         constraints.max_items = node.get("maxProperties").and_then(Value::as_u64);
         let values = match additional {
             Some(schema @ Value::Object(_)) => import_shape(schema),
-            _ => Shape::new(Kind::Any),
+            _ => any_value(),
         };
         return Kind::Map {
             values: Box::new(values),
@@ -221,40 +232,45 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             .position(|name| *name == field.name)
             .unwrap_or(usize::MAX)
     });
-    Kind::Object(ObjectShape {
-        fields,
-        rejects_unknown: additional == Some(&Value::Bool(false)),
-    })
+    let mut object = ObjectShape::new(fields, additional == Some(&Value::Bool(false)));
+    // Other keys of a given schema are bound as it says.
+    if let Some(schema @ Value::Object(other)) = additional
+        && !other.is_empty()
+    {
+        object.others = Some(Box::new(import_shape(schema)));
+    }
+    Kind::Object(object)
 }
 
-/// Whether a node allows `null` other than by its `type`: in its `enum`,
-/// as its `const`, or as a member of a union the import keeps as written.
+/// Whether `null` passes each of the node's `type`, `enum` and `const`.
 fn admits_null(node: &Map<String, Value>) -> bool {
-    let lists = |key: &str, null: fn(&Value) -> bool| matches!(node.get(key), Some(Value::Array(items)) if items.iter().any(null));
-    node.get("const").is_some_and(Value::is_null)
-        || lists("enum", Value::is_null)
-        || lists("anyOf", is_null_schema)
-        || lists("oneOf", is_null_schema)
+    let by_type = match node.get("type") {
+        None => true,
+        Some(Value::String(ty)) => ty == "null",
+        Some(Value::Array(types)) => types.iter().any(|ty| ty == "null"),
+        Some(_) => false,
+    };
+    let by_enum = match node.get("enum") {
+        None => true,
+        Some(Value::Array(values)) => values.iter().any(Value::is_null),
+        Some(_) => false,
+    };
+    by_type && by_enum && node.get("const").is_none_or(Value::is_null)
 }
 
-/// The node's one type besides `null`, and whether `null` is allowed.
-fn single_type(node: &Map<String, Value>) -> (Option<&str>, bool) {
+/// The node's one type besides `null`; `None` for none, or several.
+fn single_type(node: &Map<String, Value>) -> Option<&str> {
     match node.get("type") {
-        Some(Value::String(t)) => (Some(t.as_str()), t == "null"),
+        Some(Value::String(ty)) => Some(ty.as_str()),
         Some(Value::Array(types)) => {
-            let nullable = types.iter().any(|t| t == "null");
-            let others: Vec<&str> = types
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|t| *t != "null")
-                .collect();
-            match others.as_slice() {
-                [one] => (Some(one), nullable),
+            let mut others = types.iter().filter_map(Value::as_str).filter(|ty| *ty != "null");
+            match (others.next(), others.next()) {
+                (Some(one), None) => Some(one),
                 // Several types: bound as any value.
-                _ => (None, nullable),
+                _ => None,
             }
         }
-        _ => (None, false),
+        _ => None,
     }
 }
 
@@ -665,5 +681,244 @@ mod tests {
         assert_eq!(warnings, ["string_literal_converted_to_integer:ids[1]"]);
         let (_, _, errors) = bind(&imported, json!({"ids": [1, 2, 3, 1]}));
         assert_eq!(errors, ["out_of_range:ids"]);
+    }
+
+    #[test]
+    fn keys_of_an_additional_properties_schema_are_bound_by_it() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}},
+            "additionalProperties": {"type": "integer", "maximum": 5},
+        }));
+        let (args, warnings, errors) = bind(&imported, json!({"a": 1, "b": "2"}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(Value::Object(args), json!({"a": 1, "b": 2}));
+        assert_eq!(warnings, ["string_literal_converted_to_integer:b"]);
+        let (_, warnings, errors) = bind(&imported, json!({"b": 9, "c": "x"}));
+        assert_eq!(errors, ["out_of_range:b", "unsupported_integer_literal:c"]);
+        assert!(warnings.is_empty(), "not unknown: {warnings:?}");
+    }
+
+    #[test]
+    fn null_is_taken_where_the_remote_schema_takes_it() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "any": {},
+                "listed": {"type": ["string", "null"], "enum": ["a", "b"]},
+                "typed": {"type": "string", "enum": ["a", null]},
+                "three": {"anyOf": [{"const": 3}, {"type": "null"}]},
+                "free": {"type": "object"},
+                "flag": {"type": "boolean"},
+            },
+            "required": ["any", "listed", "typed", "three", "free"],
+        }));
+        let sent =
+            json!({"any": null, "listed": null, "typed": null, "three": null, "free": {"k": null}, "flag": null});
+        let (args, warnings, errors) = bind(&imported, sent);
+        // `null` must pass the `type`, the `enum` and the `const`.
+        assert_eq!(errors, ["null_not_allowed:listed", "null_not_allowed:typed"]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // An optional value that cannot be `null` is not sent at all.
+        assert!(!args.contains_key("flag"), "{args:?}");
+        assert_eq!(
+            (&args["any"], &args["three"], &args["free"]),
+            (&Value::Null, &Value::Null, &json!({"k": null}))
+        );
+    }
+}
+
+/// Remote schemas of the subset read, and arguments of every kind: the
+/// import and the binder never panic, what the binder accepts is valid
+/// against the schema the remote tool declared (SPEC sections 8 and 10),
+/// and what is valid as sent the lenient binder accepts.
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::import_input_schema;
+    use crate::bind::{BindMode, normalize};
+
+    const NAMES: [&str; 4] = ["a", "b", "maxItems", "c_d"];
+
+    fn number() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            (-3i64..4).prop_map(Value::from),
+            prop_oneof![Just(-1.5), Just(0.5), Just(2.0), Just(2.5)].prop_map(Value::from),
+        ]
+    }
+
+    /// A schema of one value, without structure, of the subset the import
+    /// reads (several types, say, are outside it and passed on unchecked).
+    fn leaf() -> impl Strategy<Value = Value> {
+        let bounds = (proptest::option::of(number()), proptest::option::of(number()));
+        let lengths = (proptest::option::of(0u64..4), proptest::option::of(0u64..4));
+        prop_oneof![
+            Just(json!({})),
+            Just(json!({"type": "boolean"})),
+            Just(json!({"type": "boolean", "const": true})),
+            Just(json!({"type": "string", "enum": ["a", "B"]})),
+            Just(json!({"const": "x"})),
+            Just(json!({"const": 3})),
+            Just(json!({"enum": [1, 2.5, null]})),
+            Just(json!({"type": "integer", "enum": [1, 2, 3]})),
+            Just(json!({"type": "string", "enum": ["a", "b", null]})),
+            Just(json!({"type": ["string", "null"], "enum": ["a", "b"]})),
+            Just(json!({"oneOf": [{"type": "integer", "maximum": 2}, {"type": "null"}]})),
+            Just(json!({"type": "object"})),
+            Just(json!({"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 2})),
+            Just(json!({"$ref": "#/$defs/D"})),
+            (prop_oneof![Just("integer"), Just("number")], bounds).prop_map(|(ty, (min, max))| {
+                let mut schema = json!({"type": ty});
+                if let Some(min) = min {
+                    schema["minimum"] = min;
+                }
+                if let Some(max) = max {
+                    schema["maximum"] = max;
+                }
+                schema
+            }),
+            (
+                lengths,
+                proptest::option::of(prop_oneof![Just("^a"), Just("b$"), Just("^[0-9]+$")])
+            )
+                .prop_map(|((min, max), pattern)| {
+                    let mut schema = json!({"type": "string"});
+                    if let Some(min) = min {
+                        schema["minLength"] = min.into();
+                    }
+                    if let Some(max) = max {
+                        schema["maxLength"] = max.into();
+                    }
+                    if let Some(pattern) = pattern {
+                        schema["pattern"] = pattern.into();
+                    }
+                    schema
+                }),
+        ]
+    }
+
+    /// A schema of the subset the import reads, nested.
+    fn schema() -> impl Strategy<Value = Value> + Clone {
+        leaf().prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                (
+                    inner.clone(),
+                    proptest::option::of(0u64..3),
+                    proptest::option::of(0u64..4),
+                    any::<bool>()
+                )
+                    .prop_map(|(items, min, max, unique)| {
+                        let mut schema = json!({"type": "array", "items": items});
+                        if let Some(min) = min {
+                            schema["minItems"] = min.into();
+                        }
+                        if let Some(max) = max {
+                            schema["maxItems"] = max.into();
+                        }
+                        if unique {
+                            schema["uniqueItems"] = true.into();
+                        }
+                        schema
+                    }),
+                object(inner.clone()),
+                inner
+                    .clone()
+                    .prop_map(|schema| json!({"anyOf": [schema, {"type": "null"}]})),
+                inner.prop_map(|mut schema| {
+                    if let Some(Value::String(ty)) = schema.get("type").cloned() {
+                        schema["type"] = json!([ty, "null"]);
+                    }
+                    schema
+                }),
+            ]
+        })
+    }
+
+    fn object(inner: impl Strategy<Value = Value> + Clone) -> impl Strategy<Value = Value> {
+        (
+            proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), inner.clone(), 0..4),
+            proptest::collection::vec(proptest::sample::select(&NAMES[..]), 0..3),
+            prop_oneof![
+                Just(None),
+                Just(Some(json!(false))),
+                Just(Some(json!(true))),
+                inner.prop_map(Some)
+            ],
+        )
+            .prop_map(|(properties, required, additional)| {
+                let mut required: Vec<&str> = required.into_iter().filter(|n| properties.contains_key(n)).collect();
+                required.sort_unstable();
+                required.dedup();
+                let mut schema = json!({"type": "object", "properties": properties, "required": required});
+                if let Some(additional) = additional {
+                    schema["additionalProperties"] = additional;
+                }
+                schema
+            })
+    }
+
+    /// Arguments as a model might send them: right, loose or wrong.
+    fn argument() -> impl Strategy<Value = Value> {
+        let scalar = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            number(),
+            prop_oneof![
+                Just("42"),
+                Just("2.5"),
+                Just("true"),
+                Just("a"),
+                Just("B"),
+                Just("x"),
+                Just("ab"),
+                Just("123"),
+                Just("[1, 2]"),
+                Just("{\"a\": 1}"),
+                Just("")
+            ]
+            .prop_map(Value::from),
+        ];
+        scalar.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn accepted_arguments_are_valid_for_the_remote_schema(
+            root in object(schema()),
+            definition in leaf(),
+            args in proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), argument(), 0..4),
+            strict in any::<bool>(),
+        ) {
+            let mut root = root;
+            root["$defs"] = json!({"D": definition});
+            let imported = import_input_schema(&root);
+            let validator = jsonschema::draft202012::new(&root).expect("the generated schema compiles");
+            let mut args: Map<String, Value> = args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            let valid_as_sent = validator.is_valid(&Value::Object(args.clone()));
+            let mode = if strict { BindMode::Strict } else { BindMode::Lenient };
+            let report = normalize(&imported.params, &mut args, mode, false);
+            // What the remote tool is sent (`RemoteTool::invoke`).
+            if imported.params.rejects_unknown {
+                imported.params.retain_named(&mut args);
+            }
+            if valid_as_sent && !strict {
+                prop_assert!(report.errors.is_empty(), "refused valid arguments against {root}: {:?}", report.errors);
+            }
+            if report.errors.is_empty() {
+                let args = Value::Object(args);
+                let problems: Vec<String> = validator.iter_errors(&args).map(|e| e.to_string()).collect();
+                prop_assert!(problems.is_empty(), "accepted {args} against {root}: {problems:?}");
+            }
+        }
     }
 }

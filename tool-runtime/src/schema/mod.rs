@@ -96,6 +96,11 @@ pub struct ObjectShape {
     /// Its `Deserialize` refuses unknown keys (`#[serde(deny_unknown_fields)]`;
     /// always true of a tool's own parameters).
     pub rejects_unknown: bool,
+    /// The shape of the values of keys no field names, when the object
+    /// admits such keys by a schema (a remote tool's
+    /// `"additionalProperties": {...}`): they are then bound as that shape,
+    /// not ignored. `None` for a Rust type's fields.
+    pub others: Option<Box<Shape>>,
 }
 
 /// One field of an object, or one parameter of a tool.
@@ -523,6 +528,15 @@ pub(crate) fn make_nullable(node: &mut Map<String, Value>) {
     {
         values.push(Value::Null);
     }
+    // One value, or null.
+    if let Some(one) = node.remove("const") {
+        let values = if one.is_null() {
+            vec![one]
+        } else {
+            vec![one, Value::Null]
+        };
+        node.insert("enum".into(), Value::Array(values));
+    }
 }
 
 /// Undoes [`make_nullable`].
@@ -546,6 +560,7 @@ impl ObjectShape {
         ObjectShape {
             fields,
             rejects_unknown,
+            others: None,
         }
     }
 
@@ -554,8 +569,13 @@ impl ObjectShape {
         self.fields.iter().find(|f| f.name == name)
     }
 
+    /// Removes from `map` every key no field names, in one pass.
+    pub(crate) fn retain_named(&self, map: &mut Map<String, Value>) {
+        map.retain(|key, _| self.field(key).is_some());
+    }
+
     /// The object schema with `properties`, `required` and
-    /// `"additionalProperties": false`.
+    /// `"additionalProperties"` (`false`, or the shape of other keys).
     pub fn to_json_schema(&self) -> Value {
         let mut out = Map::new();
         out.insert("type".into(), Value::String("object".into()));
@@ -585,7 +605,11 @@ impl ObjectShape {
         }
         out.insert("properties".into(), Value::Object(properties));
         out.insert("required".into(), Value::Array(required));
-        out.insert("additionalProperties".into(), Value::Bool(false));
+        let others = self
+            .others
+            .as_ref()
+            .map_or(Value::Bool(false), |shape| shape.render(direction));
+        out.insert("additionalProperties".into(), others);
     }
 }
 
@@ -665,6 +689,7 @@ mod tests {
     fn option_fields_are_left_out_of_required() {
         let object = ObjectShape {
             rejects_unknown: true,
+            others: None,
             fields: vec![
                 Field::new("a", String::shape().describe("A"), false, "String"),
                 Field::new("b", Option::<u8>::shape().describe("B"), false, "Option<u8>"),
@@ -698,6 +723,7 @@ mod tests {
     fn output_schemas_make_option_fields_nullable() {
         let shape = Shape::new(Kind::Object(ObjectShape {
             rejects_unknown: true,
+            others: None,
             fields: vec![
                 Field::new("a", Option::<String>::shape(), false, "Option<String>"),
                 Field::new(
