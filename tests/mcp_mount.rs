@@ -38,13 +38,8 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    /// A server of streamable HTTP.
-    fn start(python: &str, port: u16) -> Self {
-        HttpServer::start_speaking(python, "http", port)
-    }
-
     /// A server of `transport`: `http`, or `sse` (the legacy HTTP+SSE).
-    fn start_speaking(python: &str, transport: &str, port: u16) -> Self {
+    fn start(python: &str, transport: &str, port: u16) -> Self {
         let child = Command::new(python)
             .args([server_script(), transport.into(), port.to_string()])
             .stdout(std::process::Stdio::null())
@@ -348,35 +343,21 @@ async fn mounts_a_python_server_over_stdio() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_a_python_server_over_streamable_http() {
-    let python = python();
-    let port = free_port();
-    let mut server = HttpServer::start(&python, port);
-    let config = json!({"mcp_servers": {"py": {"type": "http", "url": server.url()}}});
-    let (registry, mounts) = mount(config).await;
-    common_checks(&registry, &mounts).await;
-    list_changed_checks(&registry, &mounts).await;
-
-    // Killed: calls fail with a clear error until it is back.
-    server.kill();
-    let lost = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
-    assert!(lost.is_error, "{}", lost.text());
-    assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
-    let _server = HttpServer::start(&python, port);
-    let mut back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
-    if back.is_error {
-        // The call that found it gone may have reconnected already, or not.
-        back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
-    }
-    assert!(!back.is_error, "{}", back.text());
-    assert!(back.text().contains("2 int"), "{}", back.text());
+    mounts_a_python_server_over_http("http", "mcp_servers").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_a_python_server_over_the_legacy_sse_transport() {
+    mounts_a_python_server_over_http("sse", "mcpServers").await;
+}
+
+/// Mounts a server speaking `transport` (`http` or `sse`), configured
+/// under `key`; then kills it, and starts it again.
+async fn mounts_a_python_server_over_http(transport: &str, key: &str) {
     let python = python();
     let port = free_port();
-    let mut server = HttpServer::start_speaking(&python, "sse", port);
-    let config = json!({"mcpServers": {"py": {"type": "sse", "url": server.url()}}});
+    let mut server = HttpServer::start(&python, transport, port);
+    let config = json!({key: {"py": {"type": transport, "url": server.url()}}});
     let (registry, mounts) = mount(config).await;
     common_checks(&registry, &mounts).await;
     list_changed_checks(&registry, &mounts).await;
@@ -386,7 +367,7 @@ async fn mounts_a_python_server_over_the_legacy_sse_transport() {
     let lost = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
     assert!(lost.is_error, "{}", lost.text());
     assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
-    let _server = HttpServer::start_speaking(&python, "sse", port);
+    let _server = HttpServer::start(&python, transport, port);
     let mut back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
     if back.is_error {
         // The call that found it gone may have reconnected already, or not.
