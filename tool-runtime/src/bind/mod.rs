@@ -240,12 +240,17 @@ impl Walker {
     }
 
     fn mismatch(&mut self, shape: &Shape, value: &Value) {
+        self.expected_got(ErrorCode::TypeMismatch, shape, value);
+    }
+
+    /// The error `code`: "expected" what `shape` takes, "got" `value`.
+    fn expected_got(&mut self, code: ErrorCode, shape: &Shape, value: &Value) {
         let detail = Sentence::new("expected ")
             .expected(shape)
             .text(", got ")
             .value(value)
             .done();
-        self.error(ErrorCode::TypeMismatch, detail);
+        self.error(code, detail);
     }
 
     /// Walks an object with fixed fields. `top` marks the tool's own
@@ -522,12 +527,7 @@ impl Walker {
     /// A value of the right kind that is none of the values the shape
     /// lists (a remote schema's numeric or boolean `enum`).
     fn not_listed(&mut self, shape: &Shape, value: &Value) {
-        let detail = Sentence::new("expected ")
-            .expected(shape)
-            .text(", got ")
-            .value(value)
-            .done();
-        self.error(ErrorCode::EnumOutOfRange, detail);
+        self.expected_got(ErrorCode::EnumOutOfRange, shape, value);
     }
 
     fn integer(&mut self, shape: &Shape, value: &mut Value) {
