@@ -99,8 +99,8 @@ pub struct ObjectShape {
     /// The shape of the values of keys no field names, when the object
     /// admits such keys by a schema (a remote tool's
     /// `"additionalProperties": {...}`): they are then bound as that shape,
-    /// not ignored. `None` for a Rust type's fields.
-    pub others: Option<Box<Shape>>,
+    /// not ignored. Always `None` for a Rust type's fields, so not public.
+    pub(crate) others: Option<Box<Shape>>,
 }
 
 /// One field of an object, or one parameter of a tool.
