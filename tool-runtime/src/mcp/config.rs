@@ -133,26 +133,56 @@ impl McpConfig {
         self.servers.iter().map(|(name, entry)| (name.as_str(), entry))
     }
 
-    /// The name a server's tool gets in the registry.
+    /// The name a server's tool gets in the registry: a provider name
+    /// (`^[a-zA-Z0-9_-]{1,64}$`), other characters made `_`. A name that
+    /// would be longer is shortened part by part, the tool's part to at most
+    /// 40 characters and the prefix to what is left, each part cut ending in
+    /// a hash of the whole part, so different tools (or servers) keep
+    /// different names.
     pub(crate) fn local_name(&self, server: &str, tool: &str) -> String {
+        const MAX: usize = 64;
         let prefix = self.prefixes.get(server).map_or(server, String::as_str);
-        let name = if prefix.is_empty() {
-            tool.to_owned()
-        } else {
-            format!("{prefix}{}{tool}", self.separator)
-        };
-        // Provider names are `^[a-zA-Z0-9_-]{1,64}$`.
-        name.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .take(64)
-            .collect()
+        let tool = provider_chars(tool);
+        if prefix.is_empty() {
+            return fit(&tool, MAX);
+        }
+        let (prefix, separator) = (provider_chars(prefix), provider_chars(&self.separator));
+        let whole = format!("{prefix}{separator}{tool}");
+        if whole.len() <= MAX {
+            return whole;
+        }
+        let tool = fit(&tool, 40);
+        match MAX.checked_sub(separator.len() + tool.len()) {
+            Some(room) if room >= 8 => format!("{}{separator}{tool}", fit(&prefix, room)),
+            // A separator too long to leave the prefix room.
+            _ => fit(&whole, MAX),
+        }
     }
+}
+
+/// `text` with every character a provider name does not allow made `_`.
+fn provider_chars(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `text` (ASCII) if it has at most `max` characters; else its start, `_`
+/// and 6 hex digits of a hash of the whole (FNV-1a), `max` in all.
+fn fit(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let hash = text.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    });
+    format!("{}_{:06x}", &text[..max - 7], hash & 0x00ff_ffff)
 }
 
 impl ServerEntry {
@@ -239,6 +269,47 @@ mod tests {
         assert_eq!(config.local_name("files", "read.file"), "files__read_file");
         let config = config.with_prefix("files", "");
         assert_eq!(config.local_name("files", "read"), "read");
+    }
+
+    #[test]
+    fn long_names_are_cut_and_stay_distinct() {
+        let config = McpConfig::default();
+        let server = "github.com/modelcontextprotocol/servers/tree/main/src/filesystem";
+        let names: Vec<String> = ["get-resource-links", "get-resource-reference", "read"]
+            .iter()
+            .map(|tool| config.local_name(server, tool))
+            .collect();
+        for name in &names {
+            assert!(name.len() <= 64, "{name}");
+            assert!(
+                name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{name}"
+            );
+        }
+        assert_eq!(names[0].len(), 64);
+        assert!(
+            names[0].ends_with("__get-resource-links"),
+            "the tool's name is kept: {}",
+            names[0]
+        );
+        assert!(names[1].ends_with("__get-resource-reference"), "{}", names[1]);
+        assert!(names[2].starts_with("github_com_"), "{}", names[2]);
+        // Two long servers that share their start, and long tools of one.
+        let other = config.local_name(&format!("{server}-two"), "read");
+        assert_ne!(other, names[2]);
+        let long_tool = "a".repeat(50);
+        let (one, two) = (
+            config.local_name("s", &format!("{long_tool}1")),
+            config.local_name("s", &format!("{long_tool}2")),
+        );
+        assert_ne!(one, two);
+        assert_eq!(
+            config.local_name("s", "read"),
+            "s__read",
+            "short names are kept as they are"
+        );
+        let unprefixed = config.with_prefix("s", "").local_name("s", &"b".repeat(80));
+        assert_eq!(unprefixed.len(), 64);
     }
 
     #[test]
