@@ -119,6 +119,18 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
         out.insert("description".into(), Value::String(description));
     }
     move_keywords(&mut out, &["uniqueItems"]);
+    // Gemini refuses a `format` it does not know for the type (`uri`, say).
+    if let Some(format) = out.get("format").and_then(Value::as_str) {
+        let known: &[&str] = match out.get("type").and_then(Value::as_str) {
+            Some("STRING") => &["enum", "date-time"],
+            Some("NUMBER") => &["float", "double"],
+            Some("INTEGER") => &["int32", "int64"],
+            _ => &[],
+        };
+        if !known.contains(&format) {
+            move_keywords(&mut out, &["format"]);
+        }
+    }
     // Gemini's `enum` lists strings only; other values (a remote tool's
     // `{"type": "integer", "enum": [1, 2, 3]}`) the model reads in the
     // description.
@@ -214,7 +226,9 @@ mod tests {
                 "weights": {"type": "object", "additionalProperties": {"type": "number"}, "description": "Weights"},
                 "fixed": {"const": "x"},
                 "level": {"type": "integer", "enum": [1, 2, 3], "description": "Level"},
-                "flag": {"type": "boolean", "const": true}
+                "flag": {"type": "boolean", "const": true},
+                "site": {"type": "string", "format": "uri"},
+                "when": {"type": "string", "format": "date-time"}
             },
             "required": ["tags"],
             "additionalProperties": false
@@ -229,7 +243,9 @@ mod tests {
                     "weights": {"type": "OBJECT", "description": "Weights (an object of number values by key)"},
                     "fixed": {"enum": ["x"]},
                     "level": {"type": "INTEGER", "description": "Level (one of 1, 2, 3)"},
-                    "flag": {"type": "BOOLEAN", "description": "(must be true)"}
+                    "flag": {"type": "BOOLEAN", "description": "(must be true)"},
+                    "site": {"type": "STRING", "description": "(format: \"uri\")"},
+                    "when": {"type": "STRING", "format": "date-time"}
                 },
                 "required": ["tags"]
             })
