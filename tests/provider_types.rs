@@ -721,8 +721,8 @@ async fn binding_cases(registry: &ToolRegistry, cases: &mut Cases) {
     let portable = probe.definition().input_schema();
     // The strict rewrite itself: the probe's rendered strict definitions fall
     // back to the plain schema (its `labels` map cannot be strict).
-    let openai_strict = strict::strict_schema(portable, strict::OPENAI_MOVED);
-    let anthropic_strict = strict::strict_schema(portable, strict::ANTHROPIC_MOVED);
+    let openai_strict = strict::strict_schema(portable, &strict::OPENAI);
+    let anthropic_strict = strict::strict_schema(portable, &strict::ANTHROPIC);
     for (i, arguments) in probe_arguments().into_iter().enumerate() {
         let shown = format!("{arguments:?}");
         let result = registry.call_one(ToolCall::new("probe", arguments)).await;

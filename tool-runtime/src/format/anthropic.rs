@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::strict::{ANTHROPIC_MOVED, expressible, strict_schema};
+use super::strict::{ANTHROPIC, expressible, strict_schema};
 use super::{Carried, FormatError, carry, check_call_ids, result_ids, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
@@ -30,7 +30,7 @@ pub(crate) fn definition(tool: &ToolDefinition, strict: bool) -> Value {
         "input_schema": tool.input_schema(),
     });
     if strict && expressible(tool.input_schema()) {
-        out["input_schema"] = strict_schema(tool.input_schema(), ANTHROPIC_MOVED);
+        out["input_schema"] = strict_schema(tool.input_schema(), &ANTHROPIC);
         out["strict"] = Value::Bool(true);
     }
     out

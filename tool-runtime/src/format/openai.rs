@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::strict::{OPENAI_MOVED, expressible, strict_schema};
+use super::strict::{OPENAI, expressible, strict_schema};
 use super::{Carried, FormatError, carry, check_call_ids, result_ids, text_only, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
@@ -19,7 +19,7 @@ fn strict_for(tool: &ToolDefinition, strict: bool) -> bool {
 
 fn parameters(tool: &ToolDefinition, strict: bool) -> Value {
     if strict {
-        strict_schema(tool.input_schema(), OPENAI_MOVED)
+        strict_schema(tool.input_schema(), &OPENAI)
     } else {
         tool.input_schema().as_value().clone()
     }

@@ -9,19 +9,55 @@
 
 use serde_json::{Map, Value};
 
-/// Keywords OpenAI's strict mode rejects.
-pub const OPENAI_MOVED: &[&str] = &["default", "minLength", "maxLength", "uniqueItems"];
+/// What one provider's strict mode rejects, and so moves into descriptions.
+#[derive(Clone, Copy, Debug)]
+pub struct StrictRules {
+    /// Keywords it rejects.
+    pub moved: &'static [&'static str],
+    /// The string `format`s it knows; any other is moved.
+    pub formats: &'static [&'static str],
+}
 
-/// Keywords Anthropic's strict mode rejects: numeric, length and item bounds.
-pub const ANTHROPIC_MOVED: &[&str] = &[
-    "minimum",
-    "maximum",
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-];
+/// OpenAI's strict mode: no defaults, length bounds or `uniqueItems`.
+pub const OPENAI: StrictRules = StrictRules {
+    moved: &["default", "minLength", "maxLength", "uniqueItems"],
+    formats: &[
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ],
+};
+
+/// Anthropic's strict mode: no numeric, length or item bounds.
+pub const ANTHROPIC: StrictRules = StrictRules {
+    moved: &[
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+    ],
+    formats: &[
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ],
+};
 
 /// Whether strict mode can express `schema`: it cannot a free-form map
 /// (`additionalProperties` with a schema, where strict mode demands `false`)
@@ -44,19 +80,25 @@ pub fn expressible(schema: &Value) -> bool {
     properties_ok && node.get("items").is_none_or(expressible)
 }
 
-/// The strict form of `schema`, with `moved` keywords folded into
+/// The strict form of `schema`, with what `rules` rejects folded into
 /// descriptions.
-pub fn strict_schema(schema: &Value, moved: &[&str]) -> Value {
+pub fn strict_schema(schema: &Value, rules: &StrictRules) -> Value {
     let mut schema = schema.clone();
-    rewrite(&mut schema, moved);
+    rewrite(&mut schema, rules);
     schema
 }
 
-fn rewrite(schema: &mut Value, moved: &[&str]) {
+fn rewrite(schema: &mut Value, rules: &StrictRules) {
     let Value::Object(node) = schema else {
         return;
     };
-    move_keywords(node, moved);
+    move_keywords(node, rules.moved);
+    if node
+        .get("format")
+        .is_some_and(|format| !format.as_str().is_some_and(|f| rules.formats.contains(&f)))
+    {
+        move_keywords(node, &["format"]);
+    }
     if node.get("properties").is_some_and(Value::is_object) {
         let required: Vec<String> = match node.get("required") {
             Some(Value::Array(names)) => names.iter().filter_map(|n| n.as_str().map(str::to_owned)).collect(),
@@ -66,7 +108,7 @@ fn rewrite(schema: &mut Value, moved: &[&str]) {
             unreachable!("checked above")
         };
         for (name, property) in properties.iter_mut() {
-            rewrite(property, moved);
+            rewrite(property, rules);
             if !required.contains(name) {
                 make_nullable(property);
             }
@@ -76,10 +118,10 @@ fn rewrite(schema: &mut Value, moved: &[&str]) {
         node.insert("additionalProperties".into(), Value::Bool(false));
     }
     if let Some(items) = node.get_mut("items") {
-        rewrite(items, moved);
+        rewrite(items, rules);
     }
     if let Some(values @ Value::Object(_)) = node.get_mut("additionalProperties") {
-        rewrite(values, moved);
+        rewrite(values, rules);
     }
 }
 
@@ -162,7 +204,7 @@ mod tests {
 
     #[test]
     fn openai_strict_requires_everything_and_moves_defaults_and_lengths() {
-        let strict = strict_schema(&sample(), OPENAI_MOVED);
+        let strict = strict_schema(&sample(), &OPENAI);
         // Every property is required. (A `Value`'s keys are ordered by name;
         // a rendered definition writes `required` in declaration order, which
         // the format snapshots check.)
@@ -202,10 +244,30 @@ mod tests {
 
     #[test]
     fn anthropic_strict_moves_numeric_bounds_but_keeps_defaults() {
-        let strict = strict_schema(&sample(), ANTHROPIC_MOVED);
+        let strict = strict_schema(&sample(), &ANTHROPIC);
         assert_eq!(
             strict["properties"]["limit"],
             json!({"type": ["integer", "null"], "description": "Limit (at least 1)", "default": 10})
         );
+    }
+
+    #[test]
+    fn formats_a_strict_mode_does_not_know_are_moved() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "site": {"type": "string", "format": "uri"},
+                "when": {"type": "string", "format": "date-time"},
+            },
+            "required": ["site", "when"],
+        });
+        let openai = strict_schema(&schema, &OPENAI);
+        assert_eq!(
+            openai["properties"]["site"],
+            json!({"type": "string", "description": "(format: \"uri\")"})
+        );
+        assert_eq!(openai["properties"]["when"]["format"], "date-time");
+        let anthropic = strict_schema(&schema, &ANTHROPIC);
+        assert_eq!(anthropic["properties"]["site"]["format"], "uri");
     }
 }
