@@ -292,14 +292,19 @@ impl Connection {
         let Some(me) = self.me.upgrade() else {
             return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
         };
-        let infos = self.list_tools().await?;
-        infos
-            .into_iter()
-            .map(|info| {
-                let local = self.naming.local_name(&self.name, &info.name);
-                RemoteTool::new(local, info, me.clone()).map(|tool| Arc::new(tool) as Arc<dyn Tool>)
-            })
-            .collect()
+        let mut tools = Vec::new();
+        for info in self.list_tools().await? {
+            let info = serde_json::to_value(&info).map_err(McpError::protocol)?;
+            let name = info["name"].as_str().unwrap_or_default();
+            // A tool that can only run as a task cannot be called here.
+            if info["execution"]["taskSupport"] == "required" {
+                tracing::warn!(server = %self.name, tool = name, "an MCP tool that runs only as a task is left out");
+                continue;
+            }
+            let local = self.naming.local_name(&self.name, name);
+            tools.push(Arc::new(RemoteTool::new(local, &info, me.clone())) as Arc<dyn Tool>);
+        }
+        Ok(tools)
     }
 
     /// A live peer: the current one, or a new connection when there is none
@@ -534,9 +539,27 @@ fn output_of(result: &Value) -> ToolOutput {
                 title: block["resource"]["uri"].as_str().map(str::to_owned),
             }),
             Some("resource") if block["resource"]["text"].is_string() => {
-                content.push(Content::text(block["resource"]["text"].as_str().unwrap_or_default()));
+                let resource = &block["resource"];
+                let text = resource["text"].as_str().unwrap_or_default();
+                // The model reads which resource the text is.
+                content.push(Content::text(match resource["uri"].as_str() {
+                    Some(uri) => match resource["mimeType"].as_str() {
+                        Some(mime_type) => format!("{uri} ({mime_type}):\n{text}"),
+                        None => format!("{uri}:\n{text}"),
+                    },
+                    None => text.to_owned(),
+                }));
             }
-            // Audio, resource links and blocks of later revisions: as JSON.
+            // No provider takes audio in a tool result: the model reads
+            // what it was, not its base64.
+            Some("audio") => {
+                let mime_type = block["mimeType"].as_str().unwrap_or("audio");
+                let bytes = block["data"].as_str().map_or(0, |data| data.len() / 4 * 3);
+                content.push(Content::text(format!(
+                    "[audio ({mime_type}, about {bytes} bytes) that cannot be shown here]"
+                )));
+            }
+            // Resource links and blocks of later revisions: as JSON.
             _ => content.push(Content::text(block.to_string())),
         }
     }
@@ -559,8 +582,8 @@ struct RemoteTool {
 }
 
 impl RemoteTool {
-    fn new(local: String, info: RemoteToolInfo, connection: Arc<Connection>) -> Result<Self, McpError> {
-        let info = serde_json::to_value(&info).map_err(McpError::protocol)?;
+    /// The tool `info` describes (a `Tool` of `tools/list`), as `local`.
+    fn new(local: String, info: &Value, connection: Arc<Connection>) -> Self {
         let remote_name = info["name"].as_str().unwrap_or_default().to_owned();
         let imported = import_input_schema(&info["inputSchema"]);
         let hints = &info["annotations"];
@@ -583,12 +606,12 @@ impl RemoteTool {
             .with_annotations(annotations)
             .with_context_param(true)
             .with_tags([format!("mcp:{}", connection.name)]);
-        Ok(RemoteTool {
+        RemoteTool {
             definition,
             remote_name,
             connection,
             rejects_unknown,
-        })
+        }
     }
 }
 
@@ -682,7 +705,12 @@ mod tests {
         assert_eq!(output.content[0], Content::text("hi"));
         assert!(matches!(&output.content[1], Content::Image { mime_type, .. } if mime_type == "image/png"));
         assert!(matches!(&output.content[2], Content::Document { title: Some(t), .. } if t == "file:///a.pdf"));
-        assert_eq!(output.content[3], Content::text("body"));
-        assert!(output.content[4].as_text().is_some_and(|t| t.contains("audio/wav")));
+        // A text resource says which resource it is.
+        assert_eq!(output.content[3], Content::text("file:///a.txt:\nbody"));
+        // Audio, which no provider takes in a result, is named, not dumped.
+        assert_eq!(
+            output.content[4],
+            Content::text("[audio (audio/wav, about 3 bytes) that cannot be shown here]")
+        );
     }
 }
