@@ -13,7 +13,13 @@ pub(crate) const QUOTE_CHARS: usize = 64;
 /// model sent can neither run long nor start a line of its own in an
 /// answer; `s` itself when it is short and plain.
 pub(crate) fn clip(s: &str) -> Cow<'_, str> {
-    let cut = s.char_indices().nth(QUOTE_CHARS).map(|(cut, _)| cut);
+    clip_at(s, QUOTE_CHARS)
+}
+
+/// [`clip`] at `max` characters: for a longer text from elsewhere, such as
+/// a peer's error message.
+pub(crate) fn clip_at(s: &str, max: usize) -> Cow<'_, str> {
+    let cut = s.char_indices().nth(max).map(|(cut, _)| cut);
     let kept = &s[..cut.unwrap_or(s.len())];
     let kept: Cow<'_, str> = if kept.contains(char::is_control) {
         Cow::Owned(

@@ -17,6 +17,12 @@ mod sse;
 
 use std::fmt;
 
+use crate::text::clip_at;
+
+/// The most characters of a peer's or a transport's error text kept in an
+/// [`McpError`].
+const MAX_ERROR_CHARS: usize = 300;
+
 pub use config::{McpConfig, ServerEntry};
 pub use http::{HttpOptions, McpHttpService};
 pub use mount::{McpMounts, MountFailure, MountedServer};
@@ -74,10 +80,12 @@ impl McpError {
         }
     }
 
+    /// The peer or the transport failed; the error's text is cut (a
+    /// server's error page can be long).
     pub(crate) fn protocol(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         McpError {
             kind: McpErrorKind::Protocol,
-            message: error.to_string(),
+            message: clip_at(&error.to_string(), MAX_ERROR_CHARS).into_owned(),
             source: Some(Box::new(error)),
         }
     }
@@ -103,10 +111,20 @@ impl std::error::Error for McpError {
     }
 }
 
-/// A name or value quoted in a message, cut to 64 characters.
-pub(crate) fn clip(text: &str) -> String {
-    match text.char_indices().nth(64) {
-        Some((end, _)) => format!("{}…(cut)", &text[..end]),
-        None => text.to_owned(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peer_s_long_error_text_is_cut() {
+        let page = format!("HTTP 404 Not Found: <!DOCTYPE html>{}", "<p>x</p>\n".repeat(5_000));
+        let error = McpError::protocol(std::io::Error::other(page));
+        let text = error.to_string();
+        assert!(text.starts_with("HTTP 404 Not Found: <!DOCTYPE html>"), "{text}");
+        assert!(text.len() < 400 && !text.contains('\n'), "{text}");
+        assert!(
+            std::error::Error::source(&error).is_some(),
+            "the whole error stays its source"
+        );
     }
 }

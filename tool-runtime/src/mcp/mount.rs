@@ -488,7 +488,7 @@ fn http_client(name: &str, url: &str) -> Result<mcp_reqwest::Client, McpError> {
     if !matches!(scheme.as_deref(), Some("http" | "https")) {
         return Err(McpError::config(format!(
             "server `{name}`: the url `{}` is neither http:// nor https://",
-            super::clip(url)
+            crate::text::clip(url)
         )));
     }
     let tls = rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))

@@ -312,7 +312,7 @@ impl rmcp::ServerHandler for Handler {
         if let Some(cursor) = request.and_then(|r| r.cursor) {
             return Err(invalid_params(format!(
                 "invalid cursor `{}`: this server lists every tool in one page",
-                super::clip(&cursor)
+                crate::text::clip(&cursor)
             )));
         }
         let inner = &self.0.inner;
@@ -376,7 +376,7 @@ impl Handler {
     ) -> Result<Value, ErrorData> {
         let inner = self.0.inner.clone();
         if !inner.offered(name) {
-            return Err(invalid_params(format!("Unknown tool: {}", super::clip(name))));
+            return Err(invalid_params(format!("Unknown tool: {}", crate::text::clip(name))));
         }
         let call = ToolCall::new(name.to_owned(), CallArguments::Json(arguments)).with_id(context.id.to_string());
         let cancel = Cancellation::new();

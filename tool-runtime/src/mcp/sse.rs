@@ -35,7 +35,8 @@ impl SseTransport {
     /// Opens the event stream at `url` and waits for its `endpoint` event.
     /// `headers` go with every request.
     pub(crate) async fn connect(client: Client, url: &str, headers: HeaderMap) -> Result<Self, McpError> {
-        let url = Url::parse(url).map_err(|e| McpError::config(format!("the url `{}`: {e}", super::clip(url))))?;
+        let url =
+            Url::parse(url).map_err(|e| McpError::config(format!("the url `{}`: {e}", crate::text::clip(url))))?;
         let response = client
             .get(url.clone())
             .headers(headers.clone())
@@ -62,14 +63,17 @@ impl SseTransport {
                 None => return Err(McpError::peer("the event stream ended before its `endpoint` event")),
             }
         };
-        let endpoint = url
-            .join(endpoint.trim())
-            .map_err(|e| McpError::peer(format!("the endpoint `{}` is no URL: {e}", super::clip(&endpoint))))?;
+        let endpoint = url.join(endpoint.trim()).map_err(|e| {
+            McpError::peer(format!(
+                "the endpoint `{}` is no URL: {e}",
+                crate::text::clip(&endpoint)
+            ))
+        })?;
         // The headers (a token, say) go there too.
         if endpoint.origin() != url.origin() {
             return Err(McpError::peer(format!(
                 "the endpoint `{}` is on another origin than the event stream",
-                super::clip(endpoint.as_str())
+                crate::text::clip(endpoint.as_str())
             )));
         }
         Ok(SseTransport {
