@@ -67,7 +67,8 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut registry = ToolRegistry::new();
+    // Strict definitions make the model send `null` for what it leaves unset.
+    let mut registry = ToolRegistry::new().with_strict_definitions(strict);
     let mounts = match McpMounts::mount(&mut registry, config).await {
         Ok(mounts) => mounts,
         Err(e) => {
