@@ -81,7 +81,8 @@ impl McpConfig {
     }
 
     /// Reads a configuration: an object with `mcpServers` or `mcp_servers`,
-    /// or the map of servers itself.
+    /// or the map of servers itself. An entry with `"disabled": true` (as
+    /// Cline and others write) is left out.
     pub fn from_json(value: &Value) -> Result<Self, McpError> {
         let Value::Object(root) = value else {
             return Err(McpError::config("an MCP configuration must be a JSON object"));
@@ -93,6 +94,9 @@ impl McpConfig {
         };
         let mut config = McpConfig::default();
         for (name, entry) in servers {
+            if entry.get("disabled") == Some(&Value::Bool(true)) {
+                continue;
+            }
             let entry = ServerEntry::from_json(entry).map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
             config.servers.insert(name.clone(), entry);
         }
@@ -264,6 +268,12 @@ mod tests {
         .unwrap();
         let names: Vec<&str> = config.servers().map(|(n, _)| n).collect();
         assert_eq!(names, ["files", "legacy", "weather"]);
+        let off = McpConfig::from_json(&json!({"mcpServers": {
+            "on": {"command": "a", "disabled": false},
+            "off": {"command": "b", "disabled": true},
+        }}))
+        .unwrap();
+        assert_eq!(off.servers().map(|(n, _)| n).collect::<Vec<_>>(), ["on"]);
         assert!(matches!(&config.servers["files"], ServerEntry::Stdio { command, .. } if command == "node"));
         assert!(matches!(&config.servers["legacy"], ServerEntry::Sse { .. }));
         assert_eq!(config.local_name("files", "read.file"), "files__read_file");
