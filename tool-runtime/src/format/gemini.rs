@@ -8,9 +8,8 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
-use super::{FormatError, FormatErrorKind, check_call_ids, tool_name};
+use super::{Carried, FormatError, FormatErrorKind, carry, check_call_ids, tool_name};
 use crate::call::{CallArguments, ToolCall};
-use crate::output::Content;
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 
@@ -176,8 +175,9 @@ pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
 /// `functionResponse` part per result, in the order given (Gemini matches
 /// them to its calls by position, or by id where the calls had ids),
 /// `response.output` on success and `response.error` on failure; then an
-/// `inlineData` part for each image or document a result returned. Ids,
-/// where given, must be distinct.
+/// `inlineData` part for each image (JPEG, PNG, GIF, WebP) or PDF a result
+/// returned; other blocks its text names. Ids, where given, must be
+/// distinct.
 pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
     let mut seen = std::collections::HashSet::new();
     for id in results.iter().filter_map(|r| r.call_id.as_deref()) {
@@ -189,12 +189,15 @@ pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
         }
     }
     let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
-    for result in results {
-        for block in &result.content {
-            if let Content::Image { data, mime_type } | Content::Document { data, mime_type, .. } = block {
-                parts.push(json!({"inlineData": {"mimeType": mime_type, "data": data}}));
-            }
-        }
+    // Only what Gemini takes inline: images of the common types and PDFs.
+    // The others the response's text names (`text_only`).
+    for block in results.iter().flat_map(|result| &result.content) {
+        let (mime_type, data) = match carry(block) {
+            Carried::Image { data, mime_type } => (mime_type, data),
+            Carried::Pdf { data, .. } => ("application/pdf", data),
+            _ => continue,
+        };
+        parts.push(json!({"inlineData": {"mimeType": mime_type, "data": data}}));
     }
     Ok(json!({"role": "user", "parts": parts}))
 }
@@ -250,6 +253,26 @@ mod tests {
                 "required": ["tags"]
             })
         );
+    }
+
+    #[test]
+    fn only_images_and_pdfs_go_inline() {
+        use crate::output::{Content, IntoToolOutput as _};
+        let output = (vec![
+            Content::image(b"png", "image/png"),
+            Content::document(b"gz", "application/gzip", None),
+            Content::document(b"%PDF", "application/pdf", None),
+        ])
+        .into_tool_output();
+        let result = ToolResult::new("t", None, output);
+        let reply = reply(&[result]).unwrap();
+        let inline: Vec<&str> = reply["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|part| part["inlineData"]["mimeType"].as_str())
+            .collect();
+        assert_eq!(inline, ["image/png", "application/pdf"]);
     }
 
     #[test]
