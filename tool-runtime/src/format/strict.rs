@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 #[derive(Clone, Copy, Debug)]
 pub struct StrictRules {
     /// Keywords it rejects.
-    pub moved: &'static [&'static str],
+    moved: &'static [&'static str],
     /// The string `format`s it knows; any other is moved.
-    pub formats: &'static [&'static str],
+    formats: &'static [&'static str],
 }
 
 /// OpenAI's strict mode: no defaults, length bounds or `uniqueItems`.
