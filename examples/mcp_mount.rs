@@ -97,7 +97,10 @@ async fn main() -> ExitCode {
         Some(call) => call,
         None => match registry.names().into_iter().next() {
             Some(first) => (first, "{}".to_owned()),
-            None => return ExitCode::SUCCESS,
+            None => {
+                mounts.close().await;
+                return ExitCode::SUCCESS;
+            }
         },
     };
     let result = registry.call(&name, arguments).await.with_warnings_shown();
@@ -114,5 +117,7 @@ async fn main() -> ExitCode {
         "{}",
         serde_json::to_string_pretty(&summary).expect("JSON values serialize")
     );
+    // Servers are shut down as the protocol asks, not killed on exit.
+    mounts.close().await;
     ExitCode::SUCCESS
 }

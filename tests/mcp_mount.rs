@@ -81,18 +81,30 @@ fn free_port() -> u16 {
 /// Kills a process by id and waits until it is gone.
 fn kill_pid(pid: u64) {
     let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-    for _ in 0..600 {
-        let alive = Command::new("kill")
-            .args(["-0", &pid.to_string()])
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !alive {
-            return;
+    assert!(
+        gone_within(pid, Duration::from_secs(30)),
+        "process {pid} outlived kill -9"
+    );
+}
+
+/// Whether process `pid` is gone (or a zombie no one waited for yet) within
+/// `limit`.
+fn gone_within(pid: u64, limit: Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The state follows the command name in parentheses.
+        let zombie = state
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'));
+        if state.is_empty() || zombie {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("process {pid} outlived kill -9");
 }
 
 async fn mount(config: Value) -> (ToolRegistry, McpMounts) {
@@ -339,6 +351,24 @@ async fn mounts_a_python_server_over_stdio() {
     let mut names = registry.names();
     names.sort_unstable();
     assert_eq!(names, ORIGINAL_TOOLS);
+
+    // Closed: the server process ends, and no call starts it again.
+    let pid = registry.call("py__pid", json!({})).await.structured_content.unwrap()["result"]
+        .as_u64()
+        .unwrap();
+    mounts.close().await;
+    assert!(
+        gone_within(pid, Duration::from_secs(30)),
+        "the server exits once closed"
+    );
+    let closed = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    assert!(
+        closed.is_error && closed.text().contains("was closed"),
+        "{}",
+        closed.text()
+    );
+    assert!(gone_within(pid, Duration::ZERO), "no call started it again");
+    assert_eq!(mounts.servers()[0].tools.len(), ORIGINAL_TOOLS.len(), "its tools stay");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

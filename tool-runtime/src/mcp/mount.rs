@@ -32,10 +32,14 @@ use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 /// How long connecting to a server (starting it, the handshake) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long closing one server's connection may take (a stdio server is
+/// given time to exit, then `SIGTERM`, then killed).
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The servers mounted into a registry, for [`McpMounts::servers`], and
 /// those that could not be, for [`McpMounts::failures`]. The connections
 /// and the refreshing of each server's tools live on in the registry:
-/// dropping this changes nothing.
+/// dropping this changes nothing; [`McpMounts::close`] ends them.
 #[derive(Debug)]
 pub struct McpMounts {
     servers: Vec<Arc<Connection>>,
@@ -104,6 +108,19 @@ impl McpMounts {
             return Err(none_mounted(mounts.failures));
         }
         Ok(mounts)
+    }
+
+    /// Ends the connection to every mounted server, as the MCP
+    /// specification's shutdown goes: a stdio server's input is closed and
+    /// it is given time to exit (then `SIGTERM`, then it is killed); an HTTP
+    /// session is ended. Each server is given at most 10 seconds. The tools
+    /// stay in the registry, and a call of one is then an error saying its
+    /// server was closed; no server is started or connected again.
+    ///
+    /// Without it, the servers run until the registry is dropped, and a
+    /// stdio server is then killed.
+    pub async fn close(&self) {
+        futures_util::future::join_all(self.servers.iter().map(|connection| connection.close())).await;
     }
 
     /// The servers of the configuration that could not be mounted, in name
@@ -198,6 +215,8 @@ pub(crate) struct Connection {
     group: OnceLock<Weak<ToolGroup>>,
     /// The protocol revision of the current connection.
     version: std::sync::Mutex<Option<String>>,
+    /// [`McpMounts::close`] ended it: no connection is made again.
+    closed: AtomicBool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -242,6 +261,18 @@ impl Connection {
             refreshing: Mutex::new(()),
             group: OnceLock::new(),
             version: std::sync::Mutex::default(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Ends the connection for good.
+    async fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let running = self.client.lock().await.take();
+        if let Some(mut running) = running
+            && running.close_with_timeout(CLOSE_TIMEOUT).await.ok().flatten().is_none()
+        {
+            tracing::warn!(server = %self.name, "the MCP server's connection did not close in time");
         }
     }
 
@@ -311,6 +342,9 @@ impl Connection {
     /// or it closed.
     async fn peer(&self) -> Result<rmcp::Peer<RoleClient>, McpError> {
         let mut client = self.client.lock().await;
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(McpError::config(format!("server `{}` was closed", self.name)));
+        }
         if let Some(running) = client.as_ref()
             && !running.is_transport_closed()
         {
@@ -420,6 +454,12 @@ impl Connection {
     /// the call fails with the news, and the server is reconnected for the
     /// next one.
     async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolOutput {
+        if self.closed.load(Ordering::SeqCst) {
+            return ToolOutput::error(format!(
+                "The MCP server `{}` was closed; its tools cannot be called.",
+                self.name
+            ));
+        }
         let dead = {
             let mut client = self.client.lock().await;
             let dead = client.as_ref().is_some_and(|running| running.is_transport_closed());
