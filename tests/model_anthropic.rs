@@ -727,3 +727,25 @@ async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
     assert_eq!(answer["content"][0]["text"], "5", "{answer}");
     assert!(answer.get("is_error").is_none(), "{answer}");
 }
+
+#[tokio::test]
+async fn streamed_text_whose_block_never_ends_stays_in_the_transcript() {
+    let mut blocks = vec![
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Adding."}}),
+    ];
+    blocks.extend(streamed_call(1, "toolu_1", r#"{"a": 2, "b": 3}"#));
+    let server = Server::start(
+        vec![
+            tool_use_stream(blocks),
+            anthropic_stream(&anthropic_text("5"), HashMap::new()),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Add 2 and 3").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(outcome.transcript[1].text(), "Adding.");
+    assert_eq!(outcome.transcript[1].tool_uses().count(), 1);
+}

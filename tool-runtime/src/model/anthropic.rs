@@ -586,6 +586,14 @@ impl StreamState {
                 "the tool_use block {index} (`{name}`, id `{id}`) had no content_block_stop before message_stop"
             )));
         }
+        // Text whose block never ended was shown as it streamed: it stays
+        // in the answer. (An unended thinking block has no signature to
+        // send back with, so it is left out.)
+        for (index, block) in std::mem::take(&mut self.blocks) {
+            if let Partial::Text(text) = block {
+                self.done.push((index, Block::Text { text }));
+            }
+        }
         self.done.sort_by_key(|(index, _)| *index);
         let content = self.done.into_iter().map(|(_, block)| block).collect();
         let mut response = ModelResponse::new(content, self.stop.unwrap_or(ModelStop::EndTurn));
