@@ -37,12 +37,21 @@ pub(crate) struct SseParser {
     data: String,
     has_data: bool,
     after_cr: bool,
+    /// A chunk was read.
+    started: bool,
 }
 
 impl SseParser {
     /// Feeds a chunk; returns the events it completed, or an error once
     /// the event being read is larger than [`MAX_EVENT_BYTES`].
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
+        // A byte order mark may open the stream.
+        let chunk = if self.started {
+            chunk
+        } else {
+            self.started = true;
+            chunk.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(chunk)
+        };
         let mut out = Vec::new();
         for &byte in chunk {
             if self.after_cr {
@@ -147,6 +156,12 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_opening_the_stream_is_skipped() {
+        let events = all(&[b"\xEF\xBB\xBFevent: endpoint\ndata: /m\n\n"]);
+        assert_eq!(events[0].event, "endpoint");
     }
 
     #[test]

@@ -240,6 +240,13 @@ impl ToolDefinition {
         self
     }
 
+    /// Binds keys no parameter names as `others` (a mounted tool's
+    /// `additionalProperties` schema) instead of ignoring them.
+    pub(crate) fn with_other_params(mut self, others: Option<Box<Shape>>) -> Self {
+        self.params.others = others;
+        self
+    }
+
     /// Declares that the tool takes `State<T>`: the registry must hold a
     /// `T` before the tool registers.
     pub fn requires_state<T: Send + Sync + 'static>(mut self) -> Self {

@@ -264,7 +264,8 @@ impl Walker {
             // One lookup for a key that is there; an alias is looked for
             // only when it is not.
             let mut sent = map.get_mut(&field.name);
-            if sent.is_none() && self.lenient() {
+            // A key the object admits by a schema of its own is no alias.
+            if sent.is_none() && self.lenient() && object.others.is_none() {
                 self.adopt_alias(object, &field.name, map);
                 sent = map.get_mut(&field.name);
             }
@@ -882,6 +883,17 @@ fn write_canonical(value: &Value, out: &mut String) {
             }
             out.push('}');
         }
+        // Equal numbers are written alike (`1` and `1.0`, as JSON Schema
+        // compares them).
+        #[allow(clippy::cast_possible_truncation)]
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if !n.is_i64() && !n.is_u64() && f.fract() == 0.0 && f.abs() < 9.0e18 => {
+                let _ = write!(out, "{}", f as i64);
+            }
+            _ => {
+                let _ = write!(out, "{n}");
+            }
+        },
         scalar => {
             let _ = write!(out, "{scalar}");
         }

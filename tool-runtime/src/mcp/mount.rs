@@ -113,7 +113,8 @@ impl McpMounts {
     /// Ends the connection to every mounted server, as the MCP
     /// specification's shutdown goes: a stdio server's input is closed and
     /// it is given time to exit (then `SIGTERM`, then it is killed); an HTTP
-    /// session is ended. Each server is given at most 10 seconds. The tools
+    /// session is ended. Each server is given at most 10 seconds, once a
+    /// connection being made when `close` is called is made. The tools
     /// stay in the registry, and a call of one is then an error saying its
     /// server was closed; no server is started or connected again.
     ///
@@ -641,6 +642,7 @@ impl RemoteTool {
         let output_schema = info.get("outputSchema").filter(|s| s.is_object()).cloned();
         let rejects_unknown = imported.params.rejects_unknown;
         let definition = ToolDefinition::new(local, description, imported.params.fields)
+            .with_other_params(imported.params.others)
             .with_input_schema(imported.schema)
             .with_output_schema(output_schema)
             .with_annotations(annotations)
@@ -724,6 +726,41 @@ mod tests {
             .unwrap();
         assert_eq!(head[..2], [0x16, 0x03], "a TLS handshake record, not {head:?}");
         assert!(registry.is_empty());
+    }
+
+    /// A remote tool of `input_schema`, whose server is never reached.
+    fn unreachable_tool(input_schema: Value) -> RemoteTool {
+        let entry = ServerEntry::Stdio {
+            command: "/nonexistent/mcp-server".into(),
+            args: Vec::new(),
+            env: std::collections::BTreeMap::new(),
+            cwd: None,
+        };
+        let connection =
+            Arc::new_cyclic(|me| Connection::new("s".into(), entry, Arc::new(McpConfig::default()), me.clone()));
+        let info = json!({"name": "t", "description": "T", "inputSchema": input_schema});
+        RemoteTool::new("s__t".into(), &info, connection)
+    }
+
+    #[tokio::test]
+    async fn keys_the_remote_schema_gives_a_schema_are_bound_by_it() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(unreachable_tool(json!({
+                "type": "object",
+                "properties": {"max_results": {"type": "integer"}},
+                "additionalProperties": {"type": "integer"},
+            })))
+            .unwrap();
+        // Refused before the server is asked: `extra` must be an integer,
+        // and `maxResults` is a key of its own, not an alias.
+        let result = registry.call("s__t", json!({"extra": "x", "maxResults": true})).await;
+        assert_eq!(
+            result.error_codes(),
+            ["unsupported_integer_literal:extra", "type_mismatch:maxResults"],
+            "{}",
+            result.text()
+        );
     }
 
     #[test]

@@ -44,7 +44,11 @@ pub struct ImportedSchema {
 /// Reads a tool's `inputSchema` (an object schema). A schema that is not
 /// an object schema gives no parameters and unknown keys passed through.
 pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
-    let mut schema = inline(input_schema, input_schema, 0, &mut Vec::new());
+    let mut state = Inlining {
+        resolving: Vec::new(),
+        nodes_left: MAX_INLINED_NODES,
+    };
+    let mut schema = inline(input_schema, input_schema, 0, &mut state);
     if let Value::Object(node) = &mut schema {
         if !node.contains_key("type") {
             node.insert("type".into(), Value::from("object"));
@@ -186,8 +190,20 @@ fn scalar_type(ty: Option<&str>, values: &[Value]) -> Option<&'static str> {
 }
 
 fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind {
+    // Keys matching a pattern are outside the subset: the object passes
+    // unchecked.
+    if node.contains_key("patternProperties") {
+        return Kind::Any;
+    }
     let additional = node.get("additionalProperties");
-    let Some(Value::Object(properties)) = node.get("properties") else {
+    let rejects_unknown = additional == Some(&Value::Bool(false));
+    let properties = match node.get("properties") {
+        Some(Value::Object(properties)) => Some(properties),
+        // No key at all.
+        _ if rejects_unknown => return Kind::Object(ObjectShape::new(Vec::new(), true)),
+        _ => None,
+    };
+    let Some(properties) = properties else {
         // Free keys: a map, its values of the additional schema, if any.
         constraints.min_items = node.get("minProperties").and_then(Value::as_u64);
         constraints.max_items = node.get("maxProperties").and_then(Value::as_u64);
@@ -232,7 +248,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             .position(|name| *name == field.name)
             .unwrap_or(usize::MAX)
     });
-    let mut object = ObjectShape::new(fields, additional == Some(&Value::Bool(false)));
+    let mut object = ObjectShape::new(fields, rejects_unknown);
     // Other keys of a given schema are bound as it says.
     if let Some(schema @ Value::Object(other)) = additional
         && !other.is_empty()
@@ -274,31 +290,45 @@ fn single_type(node: &Map<String, Value>) -> Option<&str> {
     }
 }
 
+/// The most schema nodes inlining writes; past it, a `$ref` is any value.
+const MAX_INLINED_NODES: usize = 20_000;
+
+/// What inlining one schema carries along.
+struct Inlining {
+    /// The `$ref`s being resolved: meeting one again is a cycle.
+    resolving: Vec<String>,
+    /// How many more nodes it may write before it stops resolving.
+    nodes_left: usize,
+}
+
 /// Inlines local `$ref`s, folds `anyOf`/`oneOf` with a `null` member into a
 /// nullable type, drops `$schema`, `$defs`, `definitions` and `title`, and
 /// leaves optional properties non-nullable.
-fn inline(node: &Value, root: &Value, depth: usize, resolving: &mut Vec<String>) -> Value {
+fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Value {
     let Value::Object(object) = node else {
         return node.clone();
     };
     if depth > MAX_DEPTH {
         return Value::Object(Map::new());
     }
+    state.nodes_left = state.nodes_left.saturating_sub(1);
     if let Some(Value::String(reference)) = object.get("$ref")
         && let Some(target) = resolve(root, reference)
     {
-        if resolving.contains(reference) {
-            // A recursive type: below this point, any value.
+        // A recursive type, or a schema whose `$ref`s would make it huge
+        // (a definition used four times a level, ten levels deep): below
+        // this point, any value.
+        if state.resolving.contains(reference) || state.nodes_left == 0 {
             return describe_only(object);
         }
-        resolving.push(reference.clone());
-        let mut resolved = inline(target, root, depth + 1, resolving);
-        resolving.pop();
+        state.resolving.push(reference.clone());
+        let mut resolved = inline(target, root, depth + 1, state);
+        state.resolving.pop();
         // Keys beside the `$ref` (a description, a default) win.
         if let Value::Object(resolved) = &mut resolved {
             for (key, value) in object {
                 if key != "$ref" && !is_dropped(key) {
-                    resolved.insert(key.clone(), inline(value, root, depth + 1, resolving));
+                    resolved.insert(key.clone(), inline(value, root, depth + 1, state));
                 }
             }
         }
@@ -315,17 +345,17 @@ fn inline(node: &Value, root: &Value, depth: usize, resolving: &mut Vec<String>)
                 Value::Object(properties) => Value::Object(
                     properties
                         .iter()
-                        .map(|(name, schema)| (name.clone(), inline(schema, root, depth + 1, resolving)))
+                        .map(|(name, schema)| (name.clone(), inline(schema, root, depth + 1, state)))
                         .collect(),
                 ),
                 other => other.clone(),
             },
-            "items" | "additionalProperties" | "not" | "contains" => inline(value, root, depth + 1, resolving),
+            "items" | "additionalProperties" | "not" | "contains" => inline(value, root, depth + 1, state),
             "anyOf" | "oneOf" | "allOf" | "prefixItems" => match value {
                 Value::Array(members) => Value::Array(
                     members
                         .iter()
-                        .map(|member| inline(member, root, depth + 1, resolving))
+                        .map(|member| inline(member, root, depth + 1, state))
                         .collect(),
                 ),
                 other => other.clone(),
@@ -697,6 +727,50 @@ mod tests {
         let (_, warnings, errors) = bind(&imported, json!({"b": 9, "c": "x"}));
         assert_eq!(errors, ["out_of_range:b", "unsupported_integer_literal:c"]);
         assert!(warnings.is_empty(), "not unknown: {warnings:?}");
+    }
+
+    #[test]
+    fn shared_refs_cannot_make_the_schema_explode() {
+        // Each level uses the next four times: 4^16 nodes if all inlined.
+        let mut defs = Map::new();
+        for level in 0..16 {
+            let next = json!({"$ref": format!("#/$defs/L{}", level + 1)});
+            let properties: Map<String, Value> = ["a", "b", "c", "d"]
+                .iter()
+                .map(|k| ((*k).to_owned(), next.clone()))
+                .collect();
+            defs.insert(format!("L{level}"), json!({"type": "object", "properties": properties}));
+        }
+        defs.insert("L16".into(), json!({"type": "integer"}));
+        let schema = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/L0"}}, "$defs": defs});
+        let imported = import_input_schema(&schema);
+        let size = imported.schema.to_string().len();
+        assert!(size < 4 << 20, "{size} bytes");
+        assert!(!imported.schema.to_string().contains("$ref"));
+        // What was inlined still binds.
+        let (_, _, errors) = bind(&imported, json!({"root": {"a": {"a": "x"}}}));
+        assert_eq!(errors, ["type_mismatch:root.a.a"]);
+    }
+
+    #[test]
+    fn objects_closed_or_open_by_pattern_are_read_as_written() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "none": {"type": "object", "additionalProperties": false},
+                "tags": {"type": "object", "properties": {}, "patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false},
+                "ids": {"type": "array", "items": {"type": "number"}, "uniqueItems": true},
+            },
+        }));
+        let (args, warnings, errors) = bind(
+            &imported,
+            json!({"none": {"k": 1}, "tags": {"x-a": "1"}, "ids": [1, 1.0, 2]}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["none"], json!({}), "no key is allowed");
+        assert_eq!(warnings, ["unknown_parameter:none.k"]);
+        assert_eq!(args["tags"], json!({"x-a": "1"}), "outside the subset: passed on");
+        assert_eq!(args["ids"], json!([1, 2]), "1 and 1.0 are the same number");
     }
 
     #[test]

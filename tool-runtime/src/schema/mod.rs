@@ -153,9 +153,10 @@ pub struct Constraints {
     pub max_items: Option<u64>,
     /// The values allowed, when a schema lists them as numbers or booleans
     /// (`{"type": "integer", "enum": [1, 2, 3]}`, `{"const": true}`): a
-    /// value of the kind that is none of them is `enum_out_of_range`. Read
-    /// from a remote tool's schema; a string enum is [`Kind::Enum`].
-    pub values: Option<Vec<Value>>,
+    /// value of the kind that is none of them is `enum_out_of_range`. Only
+    /// ever read from a remote tool's schema (which the typed fast path
+    /// never binds), so not public; a string enum is [`Kind::Enum`].
+    pub(crate) values: Option<Vec<Value>>,
 }
 
 impl Constraints {
@@ -198,12 +199,6 @@ impl Constraints {
     /// Sets the most items in a list (keys in a map).
     pub fn max_items(mut self, max_items: u64) -> Self {
         self.max_items = Some(max_items);
-        self
-    }
-
-    /// Sets the values allowed (numbers or booleans).
-    pub fn values(mut self, values: Vec<Value>) -> Self {
-        self.values = Some(values);
         self
     }
 
