@@ -10,7 +10,7 @@ use std::time::Duration;
 use agent_support::*;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use tool_runtime::agent::{Agent, AgentEvent, Approval, StopReason};
+use tool_runtime::agent::{Agent, AgentEvent, Approval, Outcome, StopReason};
 use tool_runtime::model::anthropic::Anthropic;
 use tool_runtime::model::{ModelErrorKind, RetryPolicy};
 use tool_runtime::{Cancellation, ToolCall};
@@ -704,12 +704,9 @@ async fn a_streamed_tool_use_block_that_never_ends_is_an_error() {
     assert!(error.to_string().contains("content_block_stop"), "{error}");
 }
 
-#[tokio::test]
-async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
-    let blocks = vec![
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}}),
-        json!({"type": "content_block_stop", "index": 0}),
-    ];
+/// A streamed run asked to add: the first turn streams `blocks`, the
+/// second answers "5"; the run ends well, its transcript valid.
+async fn add_streamed(blocks: Vec<Value>) -> (Server, Outcome) {
     let server = Server::start(
         vec![
             tool_use_stream(blocks),
@@ -721,6 +718,16 @@ async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
     let outcome = Agent::new(client(&server, true), registry()).run("Add 2 and 3").await;
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
     assert_transcript_valid(&outcome.transcript);
+    (server, outcome)
+}
+
+#[tokio::test]
+async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
+    let blocks = vec![
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    let (server, outcome) = add_streamed(blocks).await;
     let call = outcome.transcript[1].tool_uses().next().unwrap();
     assert_eq!(call.input, json!({"a": 2, "b": 3}));
     let answer = &server.requests()[1].body["messages"][2]["content"][0];
@@ -735,17 +742,7 @@ async fn streamed_text_whose_block_never_ends_stays_in_the_transcript() {
         json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Adding."}}),
     ];
     blocks.extend(streamed_call(1, "toolu_1", r#"{"a": 2, "b": 3}"#));
-    let server = Server::start(
-        vec![
-            tool_use_stream(blocks),
-            anthropic_stream(&anthropic_text("5"), HashMap::new()),
-        ],
-        false,
-    )
-    .await;
-    let outcome = Agent::new(client(&server, true), registry()).run("Add 2 and 3").await;
-    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
-    assert_transcript_valid(&outcome.transcript);
+    let (_, outcome) = add_streamed(blocks).await;
     assert_eq!(outcome.transcript[1].text(), "Adding.");
     assert_eq!(outcome.transcript[1].tool_uses().count(), 1);
 }
