@@ -482,3 +482,18 @@ async fn when_no_server_mounts_the_error_names_each() {
     );
     assert!(registry.is_empty());
 }
+
+#[tokio::test]
+async fn a_server_silent_past_the_connect_timeout_is_a_clear_error() {
+    let mut registry = ToolRegistry::new();
+    let config = McpConfig::from_json(&json!({"mcpServers": {"mute": {"command": "sleep", "args": ["30"]}}}))
+        .unwrap()
+        .with_connect_timeout(Duration::from_millis(500));
+    let started = std::time::Instant::now();
+    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
+    assert!(
+        error.to_string().contains("no answer to the handshake within 0.5 s"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20), "the limit holds");
+}

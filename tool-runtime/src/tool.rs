@@ -242,6 +242,7 @@ impl ToolDefinition {
 
     /// Binds keys no parameter names as `others` (a mounted tool's
     /// `additionalProperties` schema) instead of ignoring them.
+    #[cfg(feature = "mcp")]
     pub(crate) fn with_other_params(mut self, others: Option<Box<Shape>>) -> Self {
         self.params.others = others;
         self

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -27,6 +28,7 @@ pub struct McpConfig {
     pub(crate) servers: BTreeMap<String, ServerEntry>,
     pub(crate) prefixes: BTreeMap<String, String>,
     pub(crate) separator: String,
+    pub(crate) connect_timeout: Duration,
 }
 
 /// How to reach one server.
@@ -70,6 +72,7 @@ impl Default for McpConfig {
             servers: BTreeMap::new(),
             prefixes: BTreeMap::new(),
             separator: "__".into(),
+            connect_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -123,6 +126,14 @@ impl McpConfig {
     /// their own names when `prefix` is empty.
     pub fn with_prefix(mut self, server: impl Into<String>, prefix: impl Into<String>) -> Self {
         self.prefixes.insert(server.into(), prefix.into());
+        self
+    }
+
+    /// How long starting or reaching a server, with its handshake, may
+    /// take; 60 seconds by default (a server fetched by `npx -y` or `uvx`
+    /// on its first start can take that long).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
         self
     }
 

@@ -29,9 +29,6 @@ use crate::registry::{ToolGroup, ToolRegistry};
 use crate::schema::import_input_schema;
 use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 
-/// How long connecting to a server (starting it, the handshake) may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// How long closing one server's connection may take (a stdio server is
 /// given time to exit, then `SIGTERM`, then killed).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -352,15 +349,14 @@ impl Connection {
             return Ok(running.peer().clone());
         }
         *client = None;
-        let running = tokio::time::timeout(CONNECT_TIMEOUT, self.connect())
-            .await
-            .map_err(|_| {
-                McpError::config(format!(
-                    "server `{}`: no answer to the handshake within {} s",
-                    self.name,
-                    CONNECT_TIMEOUT.as_secs()
-                ))
-            })??;
+        let limit = self.naming.connect_timeout;
+        let running = tokio::time::timeout(limit, self.connect()).await.map_err(|_| {
+            McpError::config(format!(
+                "server `{}`: no answer to the handshake within {} s",
+                self.name,
+                limit.as_secs_f64()
+            ))
+        })??;
         let peer = running.peer().clone();
         *self.lock_version() = peer.peer_info().map(|info| info.protocol_version.to_string());
         let reconnected = self.connected.swap(true, Ordering::SeqCst);
