@@ -14,24 +14,34 @@ use serde_json::{Map, Value};
 pub struct StrictRules {
     /// Keywords it rejects.
     moved: &'static [&'static str],
-    /// The string `format`s it knows; any other is moved.
-    formats: &'static [&'static str],
+    /// It knows the string format `uri` besides [`FORMATS`]; any other
+    /// format is moved.
+    knows_uri: bool,
+}
+
+/// The string `format`s both strict modes know.
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+impl StrictRules {
+    fn knows_format(&self, format: &str) -> bool {
+        FORMATS.contains(&format) || (self.knows_uri && format == "uri")
+    }
 }
 
 /// OpenAI's strict mode: no defaults, length bounds or `uniqueItems`.
 pub const OPENAI: StrictRules = StrictRules {
     moved: &["default", "minLength", "maxLength", "uniqueItems"],
-    formats: &[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ],
+    knows_uri: false,
 };
 
 /// Anthropic's strict mode: no numeric, length or item bounds.
@@ -45,18 +55,7 @@ pub const ANTHROPIC: StrictRules = StrictRules {
         "maxItems",
         "uniqueItems",
     ],
-    formats: &[
-        "date-time",
-        "time",
-        "date",
-        "duration",
-        "email",
-        "hostname",
-        "uri",
-        "ipv4",
-        "ipv6",
-        "uuid",
-    ],
+    knows_uri: true,
 };
 
 /// Whether strict mode can express `schema`: it cannot a free-form map
@@ -95,7 +94,7 @@ fn rewrite(schema: &mut Value, rules: &StrictRules) {
     move_keywords(node, rules.moved);
     if node
         .get("format")
-        .is_some_and(|format| !format.as_str().is_some_and(|f| rules.formats.contains(&f)))
+        .is_some_and(|format| !format.as_str().is_some_and(|f| rules.knows_format(f)))
     {
         move_keywords(node, &["format"]);
     }
