@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use super::BindMode;
 use super::describe::describe_value;
 use crate::call::{Arguments, Repr};
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
@@ -15,16 +16,29 @@ use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 /// with the warning `json_string_parsed` and no path; any other JSON that
 /// is no object is `arguments_not_object`. A `Value` follows the same
 /// rules as the JSON it holds: a `Value::String` is arguments encoded
-/// twice, never raw text.
-pub(crate) fn argument_object(arguments: Arguments<'_>) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
-    match arguments.into_repr() {
+/// twice, never raw text. Strict mode decodes nothing: arguments encoded
+/// twice are `arguments_not_object` there.
+pub(crate) fn argument_object(
+    arguments: Arguments<'_>,
+    mode: BindMode,
+) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
+    let decoded = match arguments.into_repr() {
         Repr::Text(text) => raw_object(&text),
         Repr::Json(value) => match &*value {
             Value::String(inner) => encoded_object(inner),
             // Borrowed arguments are copied here, as the binder changes them.
             _ => json_object(Cow::into_owned(value)).map(|map| (map, None)),
         },
+    }?;
+    if mode == BindMode::Strict && decoded.1.is_some() {
+        return Err(CallError::new(
+            ErrorCode::ArgumentsNotObject,
+            "",
+            "the arguments must be a JSON object, got a string holding one (arguments encoded twice, \
+             which strict mode does not decode)",
+        ));
     }
+    Ok(decoded)
 }
 
 /// A parsed top-level value as the argument object.

@@ -22,7 +22,9 @@ fn one(name: &str, shape: Shape) -> ObjectShape {
 
 /// Normalizes `args` and returns the result with its codes.
 fn run(object: &ObjectShape, args: Value, mode: BindMode) -> (Value, Vec<String>, Vec<String>) {
-    let mut map = argument_object(CallArguments::Json(args).into()).unwrap().0;
+    let mut map = argument_object(CallArguments::Json(args).into(), BindMode::Lenient)
+        .unwrap()
+        .0;
     let report = normalize(object, &mut map, mode, false);
     let warnings = report.warnings.iter().map(Warning::code_path).collect();
     let errors = report.errors.iter().map(CallError::code_path).collect();
@@ -243,7 +245,7 @@ fn deep_values_are_a_bounded_error() {
 }
 
 fn parse_raw_arguments(text: &str) -> Result<Map<String, Value>, CallError> {
-    argument_object(text.into()).map(|(map, _)| map)
+    argument_object(text.into(), BindMode::Lenient).map(|(map, _)| map)
 }
 
 #[test]
@@ -273,12 +275,12 @@ fn valid_json_that_is_no_object_is_never_a_parse_error() {
             CallArguments::Text(text.to_owned()),
             CallArguments::Json(Value::String(text.to_owned())),
         ] {
-            let code = argument_object(arguments.into()).unwrap_err().code;
+            let code = argument_object(arguments.into(), BindMode::Lenient).unwrap_err().code;
             assert_eq!(code, ErrorCode::ArgumentsNotObject, "{text}");
         }
     }
     for value in [json!(42), json!([1]), json!(true)] {
-        let code = argument_object(value.into()).unwrap_err().code;
+        let code = argument_object(value.into(), BindMode::Lenient).unwrap_err().code;
         assert_eq!(code, ErrorCode::ArgumentsNotObject);
     }
     // An object encoded twice is parsed, with a warning that has no path:
@@ -288,19 +290,22 @@ fn valid_json_that_is_no_object_is_never_a_parse_error() {
         CallArguments::Text(r#""{\"a\": 1}""#.to_owned()),
         CallArguments::Json(json!(r#"{"a": 1}"#)),
     ] {
-        let (map, warning) = argument_object(arguments.into()).unwrap();
+        let (map, warning) = argument_object(arguments.clone().into(), BindMode::Lenient).unwrap();
         assert_eq!(Value::Object(map), json!({"a": 1}));
         let warning = warning.expect("a warning");
         assert_eq!(warning.code_path(), "json_string_parsed");
+        // Strict mode decodes nothing: a string is no object.
+        let error = argument_object(arguments.into(), BindMode::Strict).unwrap_err();
+        assert_eq!(error.code, ErrorCode::ArgumentsNotObject, "{error:?}");
     }
     // Only raw text can be no JSON; a string `Value` holding no object
     // (empty, or no JSON) is a string that is no object.
     assert_eq!(
-        argument_object("nope".into()).unwrap_err().code,
+        argument_object("nope".into(), BindMode::Lenient).unwrap_err().code,
         ErrorCode::JsonParseError
     );
     for text in ["nope", "", "null", "{"] {
-        let code = argument_object(json!(text).into()).unwrap_err().code;
+        let code = argument_object(json!(text).into(), BindMode::Lenient).unwrap_err().code;
         assert_eq!(code, ErrorCode::ArgumentsNotObject, "{text:?}");
     }
 }

@@ -90,18 +90,14 @@ impl ToolRegistry {
             ));
         };
         let definition = tool.definition();
-        let (mut map, decoded) = self.argument_object(arguments.into())?;
+        let mode = self.mode_for(definition);
+        let (mut map, decoded) = self.argument_object(arguments.into(), mode)?;
         let Report {
             mut warnings,
             errors,
             refused,
             ..
-        } = bind::normalize(
-            definition.params(),
-            &mut map,
-            self.mode_for(definition),
-            self.settings.null_is_absent,
-        );
+        } = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
         warnings.splice(0..0, decoded);
         let errors = errors
             .into_iter()

@@ -257,13 +257,10 @@ impl ToolRegistry {
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
         // The size was checked before the fast path.
-        let (mut map, decoded) = bind::argument_object(arguments).map_err(|e| Failure::Arguments(Report::error(e)))?;
-        let mut report = bind::normalize(
-            definition.params(),
-            &mut map,
-            self.mode_for(definition),
-            self.settings.null_is_absent,
-        );
+        let mode = self.mode_for(definition);
+        let (mut map, decoded) =
+            bind::argument_object(arguments, mode).map_err(|e| Failure::Arguments(Report::error(e)))?;
+        let mut report = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
         report.warnings.splice(0..0, decoded);
         log_coerced(definition, &report.warnings, report.warning_count());
         if report.refused() {

@@ -471,13 +471,15 @@ impl ToolRegistry {
     }
 
     /// Parses call arguments into an object, within the size limit; with
-    /// the warning `json_string_parsed` when they came encoded twice.
+    /// the warning `json_string_parsed` when they came encoded twice (in
+    /// lenient `mode`).
     pub(crate) fn argument_object(
         &self,
         arguments: Arguments<'_>,
+        mode: BindMode,
     ) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
         self.check_size(&arguments)?;
-        bind::argument_object(arguments)
+        bind::argument_object(arguments, mode)
     }
 
     /// Refuses arguments over the size limit: raw text by its length, a
