@@ -407,29 +407,34 @@ async fn mounts_a_python_server_over_http(transport: &str, key: &str) {
     assert!(back.text().contains("2 int"), "{}", back.text());
 }
 
+/// The error of mounting `config`, which fails and adds no tool.
+async fn mount_error(config: McpConfig) -> String {
+    let mut registry = ToolRegistry::new();
+    let error = McpMounts::mount(&mut registry, config)
+        .await
+        .expect_err("mounting fails");
+    assert!(registry.is_empty());
+    error.to_string()
+}
+
 #[tokio::test]
 async fn an_sse_server_that_does_not_answer_is_a_clear_error() {
-    let mut registry = ToolRegistry::new();
     let config =
         McpConfig::from_json(&json!({"mcpServers": {"legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}))
             .unwrap();
-    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
-    assert!(error.to_string().contains("legacy SSE transport"), "{error}");
-    assert!(registry.is_empty());
+    let error = mount_error(config).await;
+    assert!(error.contains("legacy SSE transport"), "{error}");
 }
 
 #[tokio::test]
 async fn a_server_that_cannot_start_is_a_clear_error() {
-    let mut registry = ToolRegistry::new();
     let config =
         McpConfig::from_json(&json!({"mcpServers": {"ghost": {"command": "/nonexistent/mcp-server"}}})).unwrap();
-    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
-    let text = error.to_string();
+    let text = mount_error(config).await;
     assert!(
         text.contains("server `ghost`") && text.contains("/nonexistent/mcp-server"),
         "{text}"
     );
-    assert!(registry.is_empty());
 }
 
 /// A server that cannot be mounted (one that does not start, one that does
@@ -473,27 +478,20 @@ async fn when_no_server_mounts_the_error_names_each() {
         "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
     }}))
     .unwrap();
-    let mut registry = ToolRegistry::new();
-    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
-    let text = error.to_string();
+    let text = mount_error(config).await;
     assert!(
         text.contains("server `ghost`") && text.contains("server `legacy`"),
         "{text}"
     );
-    assert!(registry.is_empty());
 }
 
 #[tokio::test]
 async fn a_server_silent_past_the_connect_timeout_is_a_clear_error() {
-    let mut registry = ToolRegistry::new();
     let config = McpConfig::from_json(&json!({"mcpServers": {"mute": {"command": "sleep", "args": ["30"]}}}))
         .unwrap()
         .with_connect_timeout(Duration::from_millis(500));
     let started = std::time::Instant::now();
-    let error = McpMounts::mount(&mut registry, config).await.unwrap_err();
-    assert!(
-        error.to_string().contains("no answer to the handshake within 0.5 s"),
-        "{error}"
-    );
+    let error = mount_error(config).await;
+    assert!(error.contains("no answer to the handshake within 0.5 s"), "{error}");
     assert!(started.elapsed() < Duration::from_secs(20), "the limit holds");
 }
