@@ -39,14 +39,16 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> ToolResult {
-        let mut result = self.run(None, name, arguments.into(), None, None).await;
+        let started = self.start(None, name, arguments.into(), None);
+        let mut result = self.run(started, None, None).await;
         self.bound(&mut result);
         result
     }
 
     /// Runs one call.
     pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        let mut result = self.run(call.id, &call.name, call.arguments.into(), None, None).await;
+        let started = self.start(call.id, &call.name, call.arguments.into(), None);
+        let mut result = self.run(started, None, None).await;
         self.bound(&mut result);
         result
     }
@@ -54,9 +56,8 @@ impl ToolRegistry {
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
     pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        let mut result = self
-            .run(call.id, &call.name, call.arguments.into(), Some(cancellation), None)
-            .await;
+        let started = self.start(call.id, &call.name, call.arguments.into(), Some(cancellation));
+        let mut result = self.run(started, Some(cancellation), None).await;
         self.bound(&mut result);
         result
     }
@@ -136,9 +137,8 @@ impl ToolRegistry {
         cancellation: Option<&Cancellation>,
         made: Instant,
     ) -> ToolResult {
-        let mut result = self
-            .run(call.id, &call.name, call.arguments.into(), cancellation, Some(made))
-            .await;
+        let started = self.start(call.id, &call.name, call.arguments.into(), cancellation);
+        let mut result = self.run(started, cancellation, Some(made)).await;
         self.bound(&mut result);
         result
     }
@@ -147,24 +147,6 @@ impl ToolRegistry {
     fn expired(&self, made: Instant) -> bool {
         let end = self.settings.timeout.and_then(|t| made.checked_add(t));
         end.is_some_and(|end| Instant::now() >= end)
-    }
-
-    /// Runs one call made at `made` (`None`: now, read only when the call
-    /// has to wait, so a call that does not wait never reads the clock).
-    async fn run(
-        &self,
-        id: Option<String>,
-        name: &str,
-        arguments: Arguments<'_>,
-        external: Option<&Cancellation>,
-        made: Option<Instant>,
-    ) -> ToolResult {
-        // Started outside the future, so the binding's state is not carried
-        // (and moved) with every call's future.
-        match self.start(id, name, arguments, external) {
-            Ok(started) => self.finish(started, external, made).await,
-            Err(refused) => *refused,
-        }
     }
 
     /// Finds the tool, binds the arguments and starts the call; a call that
@@ -273,9 +255,25 @@ impl ToolRegistry {
         }
     }
 
-    /// Runs a started call to its end: within the time limit, isolated from
-    /// panics, stopped by the caller's cancellation.
-    async fn finish(&self, started: Started, external: Option<&Cancellation>, made: Option<Instant>) -> ToolResult {
+    /// Runs a started call to its end: within the time limit, counted from
+    /// `made` (`None`: now, read only when the call has to wait, so a call
+    /// that does not wait never reads the clock), isolated from panics,
+    /// stopped by the caller's cancellation. A call that could not start is
+    /// answered as [`start`](Self::start) left it.
+    ///
+    /// [`start`](Self::start) runs outside this future, in the caller's:
+    /// the binding's state is not carried (and moved) with the call's
+    /// future, and no async layer sits between the caller and this one.
+    async fn run(
+        &self,
+        started: Result<Started, Box<ToolResult>>,
+        external: Option<&Cancellation>,
+        made: Option<Instant>,
+    ) -> ToolResult {
+        let started = match started {
+            Ok(started) => started,
+            Err(refused) => return *refused,
+        };
         let Started {
             name,
             id,
