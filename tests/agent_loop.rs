@@ -387,3 +387,155 @@ async fn the_time_limit_counts_the_wait_for_the_concurrency_limit() {
     );
     assert_eq!(start.elapsed(), Duration::from_millis(500));
 }
+
+#[tokio::test]
+async fn a_call_outside_the_allowed_set_gets_a_bounded_answer() {
+    let name = "x".repeat(100_000);
+    let model = Scripted::new([
+        calls(&[("t1", name.as_str(), json!({}))]),
+        text("Done", ModelStop::EndTurn),
+    ]);
+    let outcome = Agent::new(model, registry()).allow(["add"]).run("Go").await;
+    assert_transcript_valid(&outcome.transcript);
+    let result = outcome.transcript[2].tool_results().next().unwrap().to_text();
+    assert!(result.len() < 8 * 1024, "{} bytes", result.len());
+    assert!(result.contains("not available in this run"), "{result}");
+    assert!(result.contains("The available tools are: `add`."), "{result}");
+}
+
+/// Streams a call with some arguments, then ends the turn with the same
+/// call holding others.
+struct ChangesItsMind;
+
+impl Model for ChangesItsMind {
+    fn respond<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> ModelFuture<'a> {
+        Box::pin(async move {
+            if request.messages.len() > 1 {
+                return Ok(text("Done", ModelStop::EndTurn));
+            }
+            events(StreamEvent::ToolUse(ToolUse::new("t1", "add", json!({"a": 1, "b": 1}))));
+            tokio::task::yield_now().await;
+            let call = ToolUse::new("t1", "add", json!({"a": 2, "b": 2}));
+            Ok(ModelResponse::new(vec![Block::ToolUse(call)], ModelStop::ToolUse))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_streamed_call_that_changed_runs_as_the_message_holds_it() {
+    let outcome = Agent::new(ChangesItsMind, registry()).run("Add").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].to_text(), "4");
+}
+
+static TOLD_TO_STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Works on a blocking thread until told to stop (at most 10 s).
+#[tool]
+fn watch(ctx: tool_runtime::ToolContext) -> String {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if ctx.cancellation().is_cancelled() {
+            TOLD_TO_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+            return "stopped".into();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    "never told".into()
+}
+
+/// Streams a complete `watch` call, then fails.
+struct FailsAfterWatch;
+
+impl Model for FailsAfterWatch {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            events(StreamEvent::ToolUse(ToolUse::new("w1", "watch", json!({}))));
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Err(ModelError::new(ModelErrorKind::Overloaded, "Overloaded"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_fails_tells_its_started_tools_to_stop() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Watch).unwrap();
+    let outcome = Agent::new(FailsAfterWatch, registry).run("Watch").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    let start = std::time::Instant::now();
+    while !TOLD_TO_STOP.load(std::sync::atomic::Ordering::SeqCst) && start.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(TOLD_TO_STOP.load(std::sync::atomic::Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn a_resumed_run_keeps_the_budget_and_the_failures_in_a_row() {
+    use tool_runtime::ToolCall;
+    use tool_runtime::agent::Approval;
+
+    // Over budget when it defers: resuming answers the call and stops.
+    let model = Arc::new(Scripted::new([
+        calls(&[("t1", "add", json!({"a": 1, "b": 2}))]),
+        text("Done", ModelStop::EndTurn),
+    ]));
+    let agent = Agent::new(model.clone(), registry())
+        .token_budget(10)
+        .approver(|_: &ToolCall| Approval::Defer);
+    let outcome = agent.run("Add").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    let resumed = agent
+        .resume(outcome.transcript, outcome.deferred.unwrap(), [], &Cancellation::new())
+        .await;
+    assert_eq!(resumed.stop, StopReason::Budget);
+    assert_eq!(model.requests().len(), 1);
+    assert_transcript_valid(&resumed.transcript);
+
+    // Two failures, then a third call deferred and refused: three in a row.
+    let model = Arc::new(Scripted::new([
+        calls(&[("b1", "broken", json!({}))]),
+        calls(&[("b2", "broken", json!({}))]),
+        calls(&[("b3", "broken", json!({}))]),
+        text("Done", ModelStop::EndTurn),
+    ]));
+    let turns = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = turns.clone();
+    let agent = Agent::new(model.clone(), registry()).approver(move |_: &ToolCall| {
+        if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 2 {
+            Approval::Defer
+        } else {
+            Approval::Run
+        }
+    });
+    let outcome = agent.run("Break").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    let deferred = outcome.deferred.unwrap();
+    // The state survives a save and a restart.
+    let deferred: tool_runtime::agent::Deferred =
+        serde_json::from_str(&serde_json::to_string(&deferred).unwrap()).unwrap();
+    let refused = tool_runtime::ToolResult::new(
+        "broken",
+        Some("b3".into()),
+        tool_runtime::ToolOutput::error("refused by a person"),
+    );
+    let resumed = agent
+        .resume(outcome.transcript, deferred, [refused], &Cancellation::new())
+        .await;
+    assert_eq!(
+        resumed.stop,
+        StopReason::ConsecutiveErrors {
+            tool: "broken".into(),
+            count: 3
+        }
+    );
+    assert_eq!(model.requests().len(), 3);
+    assert_transcript_valid(&resumed.transcript);
+}

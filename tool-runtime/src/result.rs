@@ -64,6 +64,25 @@ pub struct ToolResult {
     pub errors: Vec<CallError>,
 }
 
+/// The sentence that lists the tools a model may call instead: at most
+/// [`LISTED_NAMES`] names, then how many more, so it stays bounded however
+/// many tools there are (each name is at most 64 characters).
+pub(crate) fn available_tools<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
+    let total = names.clone().count();
+    let listed: Vec<String> = names.take(LISTED_NAMES).map(|n| format!("`{}`", clip(n))).collect();
+    if listed.is_empty() {
+        "No tools are available.".to_owned()
+    } else if total > LISTED_NAMES {
+        let more = total - LISTED_NAMES;
+        format!("The available tools are: {} and {more} more.", listed.join(", "))
+    } else {
+        format!("The available tools are: {}.", listed.join(", "))
+    }
+}
+
+/// How many tool names [`available_tools`] lists.
+const LISTED_NAMES: usize = 100;
+
 impl ToolResult {
     /// The result of a call of `tool` that produced `output`: what a caller
     /// that runs a call itself (an approval step answering for the tool, a
@@ -155,19 +174,8 @@ impl ToolResult {
         if let Some(closest) = closest_name(name, available.clone()) {
             let _ = write!(text, " Did you mean `{closest}`?");
         }
-        // At most LISTED_NAMES names, so the answer stays bounded however
-        // many tools are registered.
-        const LISTED_NAMES: usize = 100;
-        let total = available.clone().count();
-        let names: Vec<String> = available.take(LISTED_NAMES).map(|n| format!("`{n}`")).collect();
-        if names.is_empty() {
-            text.push_str(" No tools are available.");
-        } else if total > LISTED_NAMES {
-            let more = total - LISTED_NAMES;
-            let _ = write!(text, " The available tools are: {} and {more} more.", names.join(", "));
-        } else {
-            let _ = write!(text, " The available tools are: {}.", names.join(", "));
-        }
+        text.push(' ');
+        text.push_str(&available_tools(available));
         text.push_str(" Call one of them instead.");
         let mut result = Self::failure(&quoted, call_id, Outcome::UnknownTool, text);
         result.errors = vec![CallError::new(

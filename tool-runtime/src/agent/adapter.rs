@@ -10,6 +10,7 @@ use crate::model::{ToolResultBlock, ToolUse};
 use crate::registry::HeldSlot;
 pub(crate) use crate::registry::Slots;
 use crate::result::Outcome;
+use crate::text::clip;
 use crate::{CallArguments, Cancellation, Tool, ToolCall, ToolRegistry, ToolResult};
 
 /// The registry call for a model's tool call: raw text when the provider
@@ -64,14 +65,21 @@ pub(crate) async fn run(
 }
 
 /// An `is_error` result for a call that did not run (refused, not allowed,
-/// cancelled before it started).
+/// cancelled before it started); the model's name for the tool is kept
+/// cut to 64 characters, as the registry keeps an unknown one.
 pub(crate) fn not_run(call: &ToolUse, text: String, cancelled: bool) -> ToolResult {
     let outcome = if cancelled {
         Outcome::Cancelled
     } else {
         Outcome::ToolFailed
     };
-    ToolResult::failure(&call.name, Some(call.id.clone()), outcome, text)
+    ToolResult::failure(&clip(&call.name), Some(call.id.clone()), outcome, text)
+}
+
+/// The sentence listing the tools the model may call, bounded however
+/// many there are.
+pub(crate) fn available_tools<'a>(names: impl Iterator<Item = &'a str> + Clone) -> String {
+    crate::result::available_tools(names)
 }
 
 /// The transcript block of a result, rendered by the core's Anthropic

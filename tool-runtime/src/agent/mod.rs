@@ -30,13 +30,15 @@ pub use approval::{Approval, Approver};
 pub use events::{AgentEvent, EventStream, event_channel};
 pub use outcome::{Deferred, Outcome, StopReason};
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
 use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
+use crate::text::clip;
 use crate::{Cancellation, Tool, ToolDefinition, ToolRegistry, ToolResult};
 use adapter::{SharedRegistry, Slots};
 use events::EventFn;
@@ -182,7 +184,7 @@ impl<M: Model> Agent<M> {
             transcript,
             usage: Usage::default(),
             turns: 0,
-            consecutive: HashMap::new(),
+            consecutive: BTreeMap::new(),
             text: String::new(),
         };
         self.drive(state, cancellation).await
@@ -200,6 +202,13 @@ impl<M: Model> Agent<M> {
         cancellation: &Cancellation,
     ) -> Outcome {
         let mut supplied: Vec<ToolResult> = results.into_iter().collect();
+        let mut state = RunState {
+            transcript: Vec::new(),
+            usage: deferred.usage,
+            turns: deferred.turns,
+            consecutive: deferred.consecutive,
+            text: String::new(),
+        };
         let mut answers = Vec::new();
         for slot in deferred.slots {
             answers.push(match slot {
@@ -213,17 +222,11 @@ impl<M: Model> Agent<M> {
                         None => adapter::not_run(&call, format!("The call of `{}` was not run.", call.name), false),
                     };
                     self.emit(&finished_event(&call, &result, Duration::ZERO));
+                    state.record(&call.name, adapter::is_error(&result));
                     adapter::result_block(&call.id, &result)
                 }
             });
         }
-        let mut state = RunState {
-            transcript: Vec::new(),
-            usage: deferred.usage,
-            turns: deferred.turns,
-            consecutive: HashMap::new(),
-            text: String::new(),
-        };
         state.text = transcript.last().map(Message::text).unwrap_or_default();
         let mut content: Vec<Block> = answers.into_iter().map(Block::ToolResult).collect();
         if let Some(notice) = self.notice_text(&state) {
@@ -261,16 +264,21 @@ impl<M: Model> Agent<M> {
     }
 
     /// Starts one call on its own task: the allowed check, the approval,
-    /// then the registry.
-    fn start(&self, call: ToolUse, turn: &TurnContext, cancellation: &Cancellation) -> JoinHandle<Slot> {
+    /// then the registry. The call stops (its tool told through its
+    /// context, as on a time-out) when the run is cancelled or when
+    /// [`Running::stop`] is called.
+    fn start(&self, call: ToolUse, turn: &TurnContext, run: &Cancellation) -> Running {
         let registry = self.registry.clone();
         let slots = turn.slots.clone();
         let available = turn.available.clone();
         let approver = self.approver.clone();
         let on_event = self.on_event.clone();
         let permitted = self.permits(&call.name);
-        let cancellation = cancellation.clone();
-        tokio::spawn(async move {
+        let cancellation = Cancellation::new();
+        let signal = cancellation.clone();
+        let forwarded = (run.clone(), cancellation.clone());
+        let started = call.clone();
+        let body = async move {
             let emit = |event: AgentEvent| {
                 if let Some(callback) = &on_event {
                     callback(&event);
@@ -280,11 +288,11 @@ impl<M: Model> Agent<M> {
                 emit(finished_event(&call, &result, duration));
                 Slot::Done(adapter::result_block(&call.id, &result))
             };
+            // The name is the model's: quoted cut to 64 characters.
+            let quoted = clip(&call.name);
             if !permitted {
-                let text = format!(
-                    "The tool `{}` is not available in this run. {available} Call one of them instead.",
-                    call.name
-                );
+                let text =
+                    format!("The tool `{quoted}` is not available in this run. {available} Call one of them instead.");
                 return finish(adapter::not_run(&call, text, false), Duration::ZERO);
             }
             let mut tool_call = adapter::call_of(&call);
@@ -292,7 +300,7 @@ impl<M: Model> Agent<M> {
                 let decision = tokio::select! {
                     decision = approver.approve(&tool_call) => decision,
                     () = cancellation.cancelled() => {
-                        let text = format!("The call of `{}` was cancelled before it ran.", call.name);
+                        let text = format!("The call of `{quoted}` was cancelled before it ran.");
                         return finish(adapter::not_run(&call, text, true), Duration::ZERO);
                     }
                 };
@@ -321,17 +329,32 @@ impl<M: Model> Agent<M> {
             let started = tokio::time::Instant::now();
             let result = adapter::run(&registry, tool_call, &cancellation, made).await;
             finish(result, started.elapsed())
-        })
+        };
+        let handle = tokio::spawn(async move {
+            let (run, call) = forwarded;
+            let forward = async {
+                run.cancelled().await;
+                call.cancel();
+                std::future::pending::<Infallible>().await
+            };
+            tokio::select! {
+                slot = body => slot,
+                never = forward => match never {},
+            }
+        });
+        Running {
+            call: started,
+            handle,
+            signal,
+        }
     }
 
     async fn drive(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
         let slots = adapter::slots(&self.registry);
         loop {
-            if cancellation.is_cancelled() {
-                return state.end(StopReason::Cancelled);
-            }
-            if state.turns >= self.max_turns {
-                return state.end(StopReason::MaxTurns);
+            // Checked before every turn, a resumed run's first included.
+            if let Some(stop) = self.stop_before_turn(&state, cancellation) {
+                return state.end(stop);
             }
             state.turns += 1;
             let turn = state.turns;
@@ -340,21 +363,14 @@ impl<M: Model> Agent<M> {
             // Listed each turn: a mounted server's set may have changed.
             let offered = self.offered();
             let tools: Vec<&ToolDefinition> = offered.iter().map(|t| t.definition()).collect();
-            let available: Arc<str> = {
-                let names: Vec<String> = tools.iter().map(|d| format!("`{}`", d.name())).collect();
-                if names.is_empty() {
-                    "No tools are available.".into()
-                } else {
-                    format!("The available tools are: {}.", names.join(", ")).into()
-                }
-            };
+            let available: Arc<str> = adapter::available_tools(tools.iter().map(|d| d.name())).into();
             let context = TurnContext {
                 available,
                 slots: slots.clone(),
             };
 
             // The model's turn; complete streamed calls start at once.
-            let mut started: HashMap<String, JoinHandle<Slot>> = HashMap::new();
+            let mut started: HashMap<String, Running> = HashMap::new();
             let mut streamed_text = false;
             let response = {
                 let mut on_stream = |event: StreamEvent| match event {
@@ -381,11 +397,8 @@ impl<M: Model> Agent<M> {
                 other => {
                     // The assistant message never reaches the transcript, so
                     // the calls started from it must not run on.
-                    for handle in started.values() {
-                        handle.abort();
-                    }
-                    for (_, handle) in started {
-                        let _ = handle.await;
+                    for (_, running) in started {
+                        running.stop().await;
                     }
                     return match other {
                         Some(Err(error)) => {
@@ -418,14 +431,7 @@ impl<M: Model> Agent<M> {
                     stop: response.stop.clone(),
                 });
                 let stop = match response.stop {
-                    ModelStop::PauseTurn => {
-                        if let Some(budget) = self.token_budget
-                            && state.usage.total() >= budget
-                        {
-                            return state.end(StopReason::Budget);
-                        }
-                        continue;
-                    }
+                    ModelStop::PauseTurn => continue,
                     ModelStop::MaxTokens => StopReason::MaxTokens,
                     ModelStop::Refusal => StopReason::Refusal,
                     ModelStop::StopSequence(_) => StopReason::StopSequence,
@@ -438,36 +444,37 @@ impl<M: Model> Agent<M> {
             let mut slots = Vec::with_capacity(calls.len());
             for call in &calls {
                 let handle = match started.remove(&call.id) {
-                    Some(handle) => handle,
-                    None => self.start(call.clone(), &context, cancellation),
+                    Some(running) if running.call == *call => running.handle,
+                    // Started from the stream with other arguments than the
+                    // message holds: the message's call runs instead.
+                    Some(running) => {
+                        tracing::warn!(tool = %clip(&call.name), "a streamed call changed after it started; run again");
+                        running.stop().await;
+                        self.start(call.clone(), &context, cancellation).handle
+                    }
+                    None => self.start(call.clone(), &context, cancellation).handle,
                 };
                 slots.push(handle);
             }
             // A streamed call the final message does not hold must not run on.
-            for (_, handle) in started.drain() {
-                handle.abort();
+            for (_, running) in started.drain() {
+                running.stop().await;
             }
             let mut results = Vec::with_capacity(calls.len());
             for (call, handle) in calls.iter().zip(slots) {
                 results.push(match handle.await {
                     Ok(slot) => slot,
                     Err(error) => {
-                        let text = format!("The call of `{}` failed before it ran: {error}.", call.name);
+                        let text = format!("The call of `{}` failed before it ran: {error}.", clip(&call.name));
                         let result = adapter::not_run(call, text, error.is_cancelled());
                         self.emit(&finished_event(call, &result, Duration::ZERO));
                         Slot::Done(adapter::result_block(&call.id, &result))
                     }
                 });
             }
-            for slot in &results {
+            for (call, slot) in calls.iter().zip(&results) {
                 if let Slot::Done(block) = slot {
-                    let name = calls
-                        .iter()
-                        .find(|c| c.id == block.tool_use_id)
-                        .map(|c| c.name.clone())
-                        .unwrap_or_default();
-                    let count = state.consecutive.entry(name).or_default();
-                    *count = if block.is_error { *count + 1 } else { 0 };
+                    state.record(&call.name, block.is_error);
                 }
             }
             if results.iter().any(|s| matches!(s, Slot::Pending(_))) {
@@ -479,6 +486,7 @@ impl<M: Model> Agent<M> {
                     slots: results,
                     turns: state.turns,
                     usage: state.usage,
+                    consecutive: std::mem::take(&mut state.consecutive),
                 };
                 let mut outcome = state.end(StopReason::Deferred);
                 outcome.deferred = Some(deferred);
@@ -499,28 +507,31 @@ impl<M: Model> Agent<M> {
                 turn,
                 stop: response.stop,
             });
-
-            if cancellation.is_cancelled() {
-                return state.end(StopReason::Cancelled);
-            }
-            if self.max_consecutive_errors > 0
-                && let Some((tool, count)) = state
-                    .consecutive
-                    .iter()
-                    .find(|(_, count)| **count >= self.max_consecutive_errors)
-            {
-                let stop = StopReason::ConsecutiveErrors {
-                    tool: tool.clone(),
-                    count: *count,
-                };
-                return state.end(stop);
-            }
-            if let Some(budget) = self.token_budget
-                && state.usage.total() >= budget
-            {
-                return state.end(StopReason::Budget);
-            }
         }
+    }
+
+    /// Why the run stops before its next turn, if it does: cancelled, a
+    /// tool failed too often in a row, the token budget spent, or the
+    /// turns used up.
+    fn stop_before_turn(&self, state: &RunState, cancellation: &Cancellation) -> Option<StopReason> {
+        if cancellation.is_cancelled() {
+            return Some(StopReason::Cancelled);
+        }
+        if self.max_consecutive_errors > 0
+            && let Some((tool, count)) = state
+                .consecutive
+                .iter()
+                .find(|(_, count)| **count >= self.max_consecutive_errors)
+        {
+            return Some(StopReason::ConsecutiveErrors {
+                tool: tool.clone(),
+                count: *count,
+            });
+        }
+        if self.token_budget.is_some_and(|budget| state.usage.total() >= budget) {
+            return Some(StopReason::Budget);
+        }
+        (state.turns >= self.max_turns).then_some(StopReason::MaxTurns)
     }
 }
 
@@ -536,6 +547,24 @@ fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> Ag
     }
 }
 
+/// A call started on its own task.
+struct Running {
+    /// The call as it was started.
+    call: ToolUse,
+    handle: JoinHandle<Slot>,
+    /// Raised to stop this call alone.
+    signal: Cancellation,
+}
+
+impl Running {
+    /// Stops the call, its tool told as on a time-out, and waits for its
+    /// task to end; the result is dropped.
+    async fn stop(self) {
+        self.signal.cancel();
+        let _ = self.handle.await;
+    }
+}
+
 /// What every call of a run shares.
 struct TurnContext {
     available: Arc<str>,
@@ -547,11 +576,19 @@ struct RunState {
     transcript: Vec<Message>,
     usage: Usage,
     turns: usize,
-    consecutive: HashMap<String, usize>,
+    /// Failures in a row per tool name.
+    consecutive: BTreeMap<String, usize>,
     text: String,
 }
 
 impl RunState {
+    /// Counts a call's result: a failure adds one to its tool's failures
+    /// in a row, a success starts them again.
+    fn record(&mut self, tool: &str, is_error: bool) {
+        let count = self.consecutive.entry(tool.to_owned()).or_default();
+        *count = if is_error { count.saturating_add(1) } else { 0 };
+    }
+
     fn end(self, stop: StopReason) -> Outcome {
         Outcome {
             text: self.text,

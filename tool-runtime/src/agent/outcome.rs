@@ -1,5 +1,6 @@
 //! How a run ended.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -98,6 +99,10 @@ pub struct Deferred {
     pub(crate) slots: Vec<Slot>,
     pub(crate) turns: usize,
     pub(crate) usage: Usage,
+    /// Failures in a row per tool, carried over so a resumed run stops
+    /// where an uninterrupted one would.
+    #[serde(default)]
+    pub(crate) consecutive: BTreeMap<String, usize>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
