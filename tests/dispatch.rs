@@ -351,3 +351,19 @@ async fn a_call_that_finds_no_free_slot_within_its_limit_is_not_run() {
     assert_eq!(results[1].call_id.as_deref(), Some("id1"));
     assert_eq!(peak(&registry), 1, "the second call's tool never ran");
 }
+
+/// Finishes after a short sleep, so its time limit is armed.
+#[tool]
+async fn second_poll() -> String {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    "done".into()
+}
+
+#[tokio::test]
+async fn a_time_limit_too_far_off_to_reach_is_no_limit() {
+    let mut registry = ToolRegistry::new().with_timeout(Some(Duration::MAX));
+    registry.register(SecondPoll).unwrap();
+    let result = registry.call("second_poll", json!({})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), "done");
+}

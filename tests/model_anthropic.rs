@@ -746,3 +746,39 @@ async fn streamed_text_whose_block_never_ends_stays_in_the_transcript() {
     assert_eq!(outcome.transcript[1].text(), "Adding.");
     assert_eq!(outcome.transcript[1].tool_uses().count(), 1);
 }
+
+#[tokio::test]
+async fn a_block_started_again_before_its_end_is_an_error_not_a_lost_call() {
+    let mut blocks = streamed_call(1, "toolu_1", r#"{"a": 1, "b": 2}"#);
+    blocks.pop();
+    blocks.extend(streamed_call(1, "toolu_2", r#"{"a": 3, "b": 4}"#));
+    let error = model_error(tool_use_stream(blocks), true).await;
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert!(error.to_string().contains("block 1 was started again"), "{error}");
+}
+
+#[tokio::test]
+async fn an_error_body_is_read_only_up_to_a_bound() {
+    let message = "m".repeat(8 << 20);
+    let body = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}});
+    let error = model_error(Reply::status(400, body), false).await;
+    assert_eq!(error.kind(), ModelErrorKind::InvalidRequest);
+    assert!(error.message().len() < 2048, "{} bytes", error.message().len());
+}
+
+#[tokio::test]
+async fn a_retry_after_longer_than_the_policy_allows_is_not_cut_short() {
+    let busy = json!({"type": "error", "error": {"type": "rate_limit_error", "message": "Slow down"}});
+    let server = Server::start(
+        vec![
+            Reply::status(429, busy).with_header("retry-after", "3600"),
+            Reply::ok(anthropic_text("Too soon")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::RateLimited);
+    assert_eq!(server.requests().len(), 1);
+}

@@ -488,7 +488,11 @@ impl StreamState {
                         json: String::new(),
                     },
                 };
-                self.blocks.insert(index, partial);
+                // A block started again before its end would lose what it
+                // held (a call, say): the stream is malformed.
+                if self.blocks.insert(index, partial).is_some() {
+                    return Err(malformed(format!("block {index} was started again before it ended")));
+                }
             }
             "content_block_delta" => {
                 let index = index.ok_or_else(|| malformed("content_block_delta without an index"))?;

@@ -10,6 +10,7 @@ use super::{ModelError, ModelErrorKind};
 use crate::ToolDefinition;
 use crate::schema::Schema;
 use crate::sse::{SseEvent, SseParser};
+use crate::text::clip_at;
 
 /// A request body as bytes, its `tools` written with each tool's
 /// parameters in declaration order (a `Value`'s maps are ordered by key).
@@ -56,8 +57,9 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     /// The first backoff (default 500 ms); it doubles each retry.
     pub initial_delay: Duration,
-    /// The longest backoff, and the longest `retry-after` honoured
-    /// (default 60 s).
+    /// The longest backoff, and the longest `retry-after` waited out
+    /// (default 60 s): a server that asks for a longer wait is not tried
+    /// again early; its error is returned at once.
     pub max_delay: Duration,
 }
 
@@ -96,9 +98,11 @@ impl RetryPolicy {
     /// The wait before retry number `attempt` (0-based): the server's
     /// `retry-after` when it gave one, else backoff with jitter (between half
     /// and all of `initial * 2^attempt`), never more than `max_delay`.
-    pub(crate) fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+    /// `None` when the server asked for a longer wait than `max_delay`: a
+    /// retry sooner would only fail again.
+    pub(crate) fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Option<Duration> {
         if let Some(wait) = retry_after {
-            return wait.min(self.max_delay);
+            return (wait <= self.max_delay).then_some(wait);
         }
         let full = self
             .initial_delay
@@ -106,7 +110,7 @@ impl RetryPolicy {
             .min(self.max_delay);
         let half = full / 2;
         let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
-        half + Duration::from_nanos(if nanos == 0 { 0 } else { random() % (nanos + 1) })
+        Some(half + Duration::from_nanos(if nanos == 0 { 0 } else { random() % (nanos + 1) }))
     }
 }
 
@@ -148,8 +152,8 @@ pub(crate) async fn send(
             Ok(response) if response.status().is_success() => return Ok(response),
             Ok(response) => {
                 let status = response.status().as_u16();
-                if is_retryable_status(status) && !last {
-                    let wait = policy.delay(attempt, retry_after(response.headers()));
+                let wait = policy.delay(attempt, retry_after(response.headers()));
+                if let Some(wait) = wait.filter(|_| is_retryable_status(status) && !last) {
                     tracing::debug!(status, ?wait, attempt, "model request failed; retrying");
                     drop(response);
                     tokio::time::sleep(wait).await;
@@ -159,7 +163,7 @@ pub(crate) async fn send(
                 return Err(status_error(response).await);
             }
             Err(error) if (error.is_connect() || error.is_request()) && !error.is_timeout() && !last => {
-                let wait = policy.delay(attempt, None);
+                let wait = policy.delay(attempt, None).unwrap_or(policy.max_delay);
                 tracing::debug!(%error, ?wait, attempt, "model request failed to connect; retrying");
                 tokio::time::sleep(wait).await;
                 attempt += 1;
@@ -197,20 +201,34 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// The most of an error response's body read.
+const MAX_ERROR_BODY: usize = 64 << 10;
+
+/// The most characters of an API's error message kept.
+const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
+
 /// The error a non-success response means, with the API's own message
 /// (`{"error": {"type", "message"}}` in both Anthropic's and OpenAI's
 /// bodies).
-async fn status_error(response: reqwest::Response) -> ModelError {
+async fn status_error(mut response: reqwest::Response) -> ModelError {
     let status = response.status().as_u16();
-    let body = response.bytes().await.unwrap_or_default();
+    // Read up to a bound: an error body is a short message, whatever a
+    // server sends.
+    let mut body = Vec::new();
+    while body.len() < MAX_ERROR_BODY
+        && let Ok(Some(chunk)) = response.chunk().await
+    {
+        body.extend_from_slice(&chunk);
+    }
+    body.truncate(MAX_ERROR_BODY);
     let parsed: Option<Value> = serde_json::from_slice(&body).ok();
     let error = parsed.as_ref().map(|v| v.get("error").unwrap_or(v));
     let message = error
         .and_then(|e| e.get("message").and_then(Value::as_str).or_else(|| e.as_str()))
-        .map(str::to_owned)
+        .map(|message| clip_at(message, MAX_ERROR_MESSAGE_CHARS).into_owned())
         .unwrap_or_else(|| {
             let text = String::from_utf8_lossy(&body);
-            text.trim().chars().take(1024).collect()
+            clip_at(text.trim(), MAX_ERROR_MESSAGE_CHARS).into_owned()
         });
     let mut kind = ModelErrorKind::from_status(status);
     if error.and_then(|e| e.get("type")).and_then(Value::as_str) == Some("overloaded_error") {
@@ -281,14 +299,15 @@ mod tests {
         let policy = RetryPolicy::default().delays(Duration::from_millis(100), Duration::from_secs(1));
         for attempt in 0..6 {
             let full = Duration::from_millis(100 * 2u64.pow(attempt)).min(Duration::from_secs(1));
-            let wait = policy.delay(attempt, None);
+            let wait = policy.delay(attempt, None).unwrap();
             assert!(wait >= full / 2 && wait <= full, "attempt {attempt}: {wait:?}");
         }
         assert_eq!(
             policy.delay(0, Some(Duration::from_millis(750))),
-            Duration::from_millis(750)
+            Some(Duration::from_millis(750))
         );
-        assert_eq!(policy.delay(0, Some(Duration::from_secs(90))), Duration::from_secs(1));
+        // A longer wait than the policy allows is not cut short: no retry.
+        assert_eq!(policy.delay(0, Some(Duration::from_secs(90))), None);
     }
 
     #[test]

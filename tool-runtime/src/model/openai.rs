@@ -388,7 +388,7 @@ impl StreamState {
         }
         let chunk: Value =
             serde_json::from_str(data).map_err(|e| malformed(format!("a stream chunk is not JSON: {e}")))?;
-        if chunk.get("error").is_some() {
+        if chunk.get("error").is_some_and(|e| !e.is_null()) {
             return Err(http::stream_error(&chunk));
         }
         if self.id.is_none() {
@@ -414,12 +414,17 @@ impl StreamState {
             };
             for call in calls {
                 // Servers that send no index continue the last call unless
-                // the delta opens a new one with its id.
+                // the delta opens a new one with an id of its own (some
+                // repeat the call's id on every delta).
                 let last = self.calls.keys().next_back().copied();
+                let continues = |last: u64| match call["id"].as_str() {
+                    None => true,
+                    Some(id) => self.calls.get(&last).is_some_and(|partial| partial.id == id),
+                };
                 let index = match (call["index"].as_u64(), last) {
                     (Some(index), _) => index,
-                    (None, Some(last)) if call.get("id").is_none_or(Value::is_null) => last,
-                    (None, last) => last.map_or(0, |l| l + 1),
+                    (None, Some(last)) if continues(last) => last,
+                    (None, last) => last.map_or(0, |l| l.saturating_add(1)),
                 };
                 // A new call means every earlier one is complete.
                 if !self.calls.contains_key(&index) {
@@ -527,6 +532,23 @@ mod tests {
         assert_eq!(calls, [("c1".into(), "{\"a\":1}".into()), ("c2".into(), "{}".into())]);
         assert_eq!(events.len(), 2);
         assert_eq!(response.stop, ModelStop::ToolUse);
+    }
+
+    #[test]
+    fn a_repeated_id_without_an_index_continues_its_call() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}], "error": null});
+        let piece =
+            |args: &str| delta(json!({"tool_calls": [{"id": "c1", "function": {"name": "add", "arguments": args}}]}));
+        let (events, response) = run(&[
+            piece("{\"a\":"),
+            piece("1}"),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let response = response.unwrap();
+        let calls: Vec<(&str, Value)> = response.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
+        assert_eq!(calls, [("c1", json!({"a": 1}))]);
+        // Reported once, complete.
+        assert_eq!(events.len(), 1);
     }
 
     #[test]

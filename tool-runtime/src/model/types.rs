@@ -230,16 +230,24 @@ impl Usage {
     /// Every input token (cached or not) plus the output tokens: what a
     /// token budget counts.
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens + self.output_tokens
+        // Counts come from a server: summed saturating, never overflowing.
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+            .saturating_add(self.output_tokens)
     }
 }
 
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
-        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.cache_creation_input_tokens = self
+            .cache_creation_input_tokens
+            .saturating_add(other.cache_creation_input_tokens);
+        self.cache_read_input_tokens = self
+            .cache_read_input_tokens
+            .saturating_add(other.cache_read_input_tokens);
     }
 }
 
@@ -354,6 +362,14 @@ pub enum StreamEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usage_from_a_server_saturates_instead_of_overflowing() {
+        let mut usage = Usage::new(u64::MAX, 1);
+        assert_eq!(usage.total(), u64::MAX);
+        usage += Usage::new(5, u64::MAX);
+        assert_eq!((usage.input_tokens, usage.output_tokens), (u64::MAX, u64::MAX));
+    }
 
     #[test]
     fn blocks_serialize_tagged_and_unknown_ones_pass_through() {

@@ -344,9 +344,12 @@ impl ToolRegistry {
     /// caller's cancellation.
     async fn wait<F: Future>(&self, run: F, made: Instant, signal: Option<&Cancellation>) -> Waited<F::Output> {
         let timeout = self.settings.timeout;
+        // A limit too far off to be a point in time (`Duration::MAX`) is
+        // none.
+        let deadline = timeout.and_then(|t| made.checked_add(t));
         let limit = async {
-            match timeout {
-                Some(t) => tokio::time::sleep_until(made + t).await,
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
                 None => std::future::pending().await,
             }
         };
