@@ -264,13 +264,31 @@ async fn without_early_start_calls_wait_for_the_whole_turn() {
     assert_eq!(order, ["usage", "started", "usage"]);
 }
 
-/// Streams two complete tool calls 500 ms apart (on the paused clock),
-/// noting when the second block arrives.
-struct TwoBlocks {
+/// A model whose first turn streams `streamed`, 500 ms apart (on the
+/// paused clock; noting when a later block arrives), then ends with the
+/// calls `answered`; every later turn says "Done".
+struct Streams {
+    streamed: Vec<ToolUse>,
+    answered: Vec<ToolUse>,
     log: Arc<std::sync::Mutex<Vec<&'static str>>>,
 }
 
-impl Model for TwoBlocks {
+impl Streams {
+    /// Streams the two calls a test of early start needs, and answers them.
+    fn two_blocks(log: &Arc<std::sync::Mutex<Vec<&'static str>>>) -> Self {
+        let calls = vec![
+            ToolUse::new("t1", "nap_logged", json!({})),
+            ToolUse::new("t2", "add", json!({"a": 1, "b": 1})),
+        ];
+        Streams {
+            streamed: calls.clone(),
+            answered: calls,
+            log: log.clone(),
+        }
+    }
+}
+
+impl Model for Streams {
     fn respond<'a>(
         &'a self,
         request: ModelRequest<'a>,
@@ -280,16 +298,15 @@ impl Model for TwoBlocks {
             if request.messages.len() > 1 {
                 return Ok(text("Done", ModelStop::EndTurn));
             }
-            let first = ToolUse::new("t1", "nap_logged", json!({}));
-            let second = ToolUse::new("t2", "add", json!({"a": 1, "b": 1}));
-            events(StreamEvent::ToolUse(first.clone()));
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            self.log.lock().unwrap().push("second block arrives");
-            events(StreamEvent::ToolUse(second.clone()));
-            Ok(ModelResponse::new(
-                vec![Block::ToolUse(first), Block::ToolUse(second)],
-                ModelStop::ToolUse,
-            ))
+            for (i, call) in self.streamed.iter().enumerate() {
+                if i > 0 {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    self.log.lock().unwrap().push("second block arrives");
+                }
+                events(StreamEvent::ToolUse(call.clone()));
+            }
+            let blocks = self.answered.iter().cloned().map(Block::ToolUse).collect();
+            Ok(ModelResponse::new(blocks, ModelStop::ToolUse))
         })
     }
 }
@@ -298,7 +315,7 @@ impl Model for TwoBlocks {
 async fn early_start_on_the_paused_clock() {
     let log = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = log.clone();
-    let agent = Agent::new(TwoBlocks { log: log.clone() }, registry_with_nap()).on_event(move |event| {
+    let agent = Agent::new(Streams::two_blocks(&log), registry_with_nap()).on_event(move |event| {
         if let AgentEvent::ToolCallStarted { name, .. } = event {
             seen.lock().unwrap().push(if name == "nap_logged" {
                 "first tool starts"
@@ -316,7 +333,7 @@ async fn early_start_on_the_paused_clock() {
     // And without early start the first tool waits for the whole turn.
     log.lock().unwrap().clear();
     let seen = log.clone();
-    let agent = Agent::new(TwoBlocks { log: log.clone() }, registry_with_nap())
+    let agent = Agent::new(Streams::two_blocks(&log), registry_with_nap())
         .early_start(false)
         .on_event(move |event| {
             if let AgentEvent::ToolCallStarted { name, .. } = event {
@@ -403,31 +420,15 @@ async fn a_call_outside_the_allowed_set_gets_a_bounded_answer() {
     assert!(result.contains("The available tools are: `add`."), "{result}");
 }
 
-/// Streams a call with some arguments, then ends the turn with the same
-/// call holding others.
-struct ChangesItsMind;
-
-impl Model for ChangesItsMind {
-    fn respond<'a>(
-        &'a self,
-        request: ModelRequest<'a>,
-        events: &'a mut (dyn FnMut(StreamEvent) + Send),
-    ) -> ModelFuture<'a> {
-        Box::pin(async move {
-            if request.messages.len() > 1 {
-                return Ok(text("Done", ModelStop::EndTurn));
-            }
-            events(StreamEvent::ToolUse(ToolUse::new("t1", "add", json!({"a": 1, "b": 1}))));
-            tokio::task::yield_now().await;
-            let call = ToolUse::new("t1", "add", json!({"a": 2, "b": 2}));
-            Ok(ModelResponse::new(vec![Block::ToolUse(call)], ModelStop::ToolUse))
-        })
-    }
-}
-
 #[tokio::test]
 async fn a_streamed_call_that_changed_runs_as_the_message_holds_it() {
-    let outcome = Agent::new(ChangesItsMind, registry()).run("Add").await;
+    // Streamed with some arguments, then ended with others.
+    let model = Streams {
+        streamed: vec![ToolUse::new("t1", "add", json!({"a": 1, "b": 1}))],
+        answered: vec![ToolUse::new("t1", "add", json!({"a": 2, "b": 2}))],
+        log: Arc::default(),
+    };
+    let outcome = Agent::new(model, registry()).run("Add").await;
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_transcript_valid(&outcome.transcript);
     let results: Vec<_> = outcome.transcript[2].tool_results().collect();
