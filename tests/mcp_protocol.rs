@@ -562,3 +562,59 @@ async fn limits_too_large_to_count_mean_no_limit() {
     let answer = peer.next().await;
     assert_eq!(answer["result"]["content"][0]["text"], "hi", "{answer}");
 }
+
+/// Waits until the call is cancelled.
+#[tool]
+async fn hold_until_cancelled(ctx: tool_runtime::ToolContext) -> String {
+    ctx.cancellation().cancelled().await;
+    "released".into()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cancelled_while_it_waits_gives_its_place_up() {
+    let mut registry = ToolRegistry::new().with_concurrency(1);
+    registry.register(HoldUntilCancelled).unwrap();
+    registry.register(Echo).unwrap();
+    let mut peer = Peer::start(McpServer::new(registry).with_max_in_flight(2));
+    peer.initialize().await;
+    let call = |id: u64, name: &str, arguments: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}});
+    let cancel = |id: u64| json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id}});
+    // 1 runs; 2 waits for it, then is cancelled; 3 then has a place.
+    peer.send(call(1, "hold_until_cancelled", json!({}))).await;
+    peer.send(call(2, "hold_until_cancelled", json!({}))).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    peer.send(cancel(2)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    peer.send(call(3, "echo", json!({"text": "in"}))).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    peer.send(cancel(1)).await;
+    loop {
+        let answer = peer.next().await;
+        if answer["id"] == 3 {
+            assert_eq!(answer["result"]["content"][0]["text"], "in", "{answer}");
+            break;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_method_is_named_cut_in_its_error() {
+    let mut peer = Peer::start(echo_server());
+    peer.initialize().await;
+    let method = "m".repeat(100_000);
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": method})).await;
+    let answer = peer.next().await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    assert!(answer.to_string().len() < 1024, "{} bytes", answer.to_string().len());
+}
+
+#[tokio::test]
+async fn an_empty_host_list_keeps_the_host_check() {
+    let addr = serve_http(HttpOptions::new().allow_hosts(Vec::<String>::new())).await;
+    assert_eq!(http_status(addr, &[], INITIALIZE).await, 200);
+    let rebinding = http_status(addr, &[("Host", "evil.example")], INITIALIZE).await;
+    assert!(
+        (400..500).contains(&rebinding),
+        "a foreign Host is refused: {rebinding}"
+    );
+}

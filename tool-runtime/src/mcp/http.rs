@@ -59,9 +59,13 @@ impl HttpOptions {
 
     /// Accepts these `Host` values (`name` or `name:port`) instead of the
     /// loopback ones; needed to serve on an address other than loopback.
+    /// An empty list changes nothing: the `Host` check is never turned off.
     pub fn allow_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
-        self.hosts = hosts.into_iter().map(Into::into).collect();
-        self.public = true;
+        let hosts: Vec<String> = hosts.into_iter().map(Into::into).collect();
+        if !hosts.is_empty() {
+            self.hosts = hosts;
+            self.public = true;
+        }
         self
     }
 

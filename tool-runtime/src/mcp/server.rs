@@ -263,13 +263,18 @@ impl Inner {
     /// a thread, so the registry's bound on stray blocking calls holds for
     /// every tool served here.
     async fn run(self: Arc<Self>, call: ToolCall, cancel: Cancellation) -> ToolResult {
-        let _running = match self.running.clone().acquire_owned().await {
-            Ok(permit) => permit,
-            Err(_) => unreachable!("the semaphore is never closed"),
-        };
         let name = call.name.clone();
+        let cancelled = || ToolResult::failure(&name, None, Outcome::Cancelled, "The call was cancelled.".into());
+        // A call cancelled while it waits gives its place up at once.
+        let _running = tokio::select! {
+            permit = self.running.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => unreachable!("the semaphore is never closed"),
+            },
+            () = cancel.cancelled() => return cancelled(),
+        };
         if cancel.is_cancelled() {
-            return ToolResult::failure(&name, None, Outcome::Cancelled, "The call was cancelled.".into());
+            return cancelled();
         }
         let strays = self.registry.stray_blocking_calls();
         if strays >= self.registry.settings.max_stray_blocking_calls {
@@ -348,7 +353,8 @@ impl rmcp::ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
-            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None));
+            let message = format!("Method not found: {}", crate::text::clip(&request.method));
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
         }
         let (name, arguments) = loose_call(request.params)?;
         // rmcp drops `resultType` from a typed result for peers on older
