@@ -630,8 +630,12 @@ fn an_unknown_key_beside_a_null_default_is_still_reported() {
         lenient.warning_codes(),
         ["null_replaced_by_default:case_sensitive", "unknown_parameter:bogus"]
     );
+    // Strict mode coerces nothing: `null` is no boolean there.
     let strict = block_on(edge_registry(true, true).call("probe", args));
-    assert_eq!(strict.error_codes(), ["unknown_parameter:bogus"]);
+    assert_eq!(
+        strict.error_codes(),
+        ["type_mismatch:case_sensitive", "unknown_parameter:bogus"]
+    );
 }
 
 #[test]
@@ -770,4 +774,31 @@ fn under_strict_definitions_null_means_not_given_without_a_warning() {
             "null_replaced_by_default:max_results"
         ]
     );
+}
+
+#[test]
+fn a_refused_value_still_lists_the_keys_ignored_inside_it() {
+    // `window` arrives as a string holding an object whose `start` is
+    // misspelt: refused for the missing `start`, and the text says why.
+    let result = agreed(
+        "probe",
+        json!({"pattern": "*.rs", "window": "{\"strat\": 3, \"end\": 4}"}),
+    );
+    assert_eq!(result.error_codes(), ["missing_required:window.start"]);
+    assert_eq!(result.warning_codes(), ["unknown_parameter:window.strat"]);
+    let text = result.text();
+    assert!(text.contains("These keys were ignored"), "{text}");
+    assert!(text.contains("window.strat"), "{text}");
+    assert!(text.contains("`start`"), "{text}");
+}
+
+#[test]
+fn a_whole_number_past_the_exact_range_is_out_of_range_in_either_mode() {
+    for strict in [false, true] {
+        let result = block_on(edge_registry(true, strict).call("probe", json!({"pattern": "*.rs", "offset": 1e20})));
+        assert_eq!(result.error_codes(), ["out_of_range:offset"], "strict: {strict}");
+    }
+    // A fraction is still no integer in strict mode.
+    let result = block_on(edge_registry(true, true).call("probe", json!({"pattern": "*.rs", "offset": 4.5})));
+    assert_eq!(result.error_codes(), ["type_mismatch:offset"]);
 }

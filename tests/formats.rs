@@ -329,8 +329,9 @@ async fn null_sent_for_optional_parameters_under_a_strict_schema_means_absent() 
     // A strict schema makes every property required and optional ones
     // nullable, so the model sends null for what it leaves unset.
     let registry = registry();
-    let strict = ToolRegistry::new().strict();
-    let mut strict = strict;
+    // Strict binding coerces nothing, so it is told the model reads
+    // strict definitions: their `null` is absence, no coercion.
+    let mut strict = ToolRegistry::new().strict().with_strict_definitions(true);
     strict.register(Probe).unwrap();
     let args = json!({
         "pattern": "x", "case_sensitive": null, "max_results": null, "offset": null, "threshold": null,

@@ -81,7 +81,6 @@ pub(crate) struct Report {
 struct ReportMark {
     warnings: usize,
     omitted_warnings: usize,
-    recorded_ignored: usize,
     omitted_ignored: usize,
     errors: usize,
 }
@@ -110,7 +109,6 @@ impl Report {
         ReportMark {
             warnings: self.warnings.len(),
             omitted_warnings: self.omitted_warnings,
-            recorded_ignored: self.recorded_ignored,
             omitted_ignored: self.omitted_ignored,
             errors: self.error_count(),
         }
@@ -121,13 +119,18 @@ impl Report {
         self.error_count() > mark.errors
     }
 
-    /// Takes back the warnings met since `mark`: they were about a value
-    /// that was refused after all.
+    /// Takes back the coercions met since `mark`: they were of a value
+    /// that was refused after all. The keys ignored inside it stay: they
+    /// are no coercion, and often why it was refused (`strat` sent,
+    /// `start` missing), so the refusal lists them.
     fn drop_warnings_since(&mut self, mark: &ReportMark) {
-        self.warnings.truncate(mark.warnings);
-        self.omitted_warnings = mark.omitted_warnings;
-        self.recorded_ignored = mark.recorded_ignored;
-        self.omitted_ignored = mark.omitted_ignored;
+        let ignored: Vec<Warning> = self
+            .warnings
+            .drain(mark.warnings..)
+            .filter(|w| w.code == WarningCode::UnknownParameter)
+            .collect();
+        self.warnings.extend(ignored);
+        self.omitted_warnings = mark.omitted_warnings + (self.omitted_ignored - mark.omitted_ignored);
     }
 
     /// There is an error: the tool may not run.
@@ -327,17 +330,28 @@ impl Walker {
                 map.remove(name);
                 true
             }
-            Presence::Defaulted => {
+            // When the model was sent strict definitions, `null` is
+            // absence by design, not a coercion.
+            Presence::Defaulted if self.null_is_absent => {
                 map.remove(name);
-                // In strict mode, or when the model was sent strict
-                // definitions, `null` is absence, not a coercion.
-                if self.lenient() && !self.null_is_absent {
-                    self.warn(
-                        WarningCode::NullReplacedByDefault,
-                        "null was sent; the default was used".to_owned(),
-                    );
-                }
                 true
+            }
+            Presence::Defaulted if self.lenient() => {
+                map.remove(name);
+                self.warn(
+                    WarningCode::NullReplacedByDefault,
+                    "null was sent; the default was used".to_owned(),
+                );
+                true
+            }
+            // Strict mode makes no coercion: `null` is no value of the type.
+            Presence::Defaulted => {
+                let detail = Sentence::new("null is not allowed in strict mode; expected ")
+                    .expected(shape)
+                    .text(" (leave the key out for its default)")
+                    .done();
+                self.error(ErrorCode::TypeMismatch, detail);
+                false
             }
             // A required value that may be `null` (a remote schema's).
             Presence::Required if shape.nullable => false,
@@ -542,10 +556,12 @@ impl Walker {
                     (u as i128, None)
                 } else {
                     let f = num.as_f64().unwrap_or(f64::NAN);
-                    if !self.lenient() {
+                    let whole = f.trunc();
+                    // A whole number past 2^53 (an integer beyond 64 bits,
+                    // say) is out of range in either mode, as below.
+                    if !self.lenient() && !(whole == f && whole.abs() >= EXACT_FLOAT_INTEGERS) {
                         return self.mismatch(shape, value);
                     }
-                    let whole = f.trunc();
                     let (code, how) = if whole == f {
                         (WarningCode::NumberCoercedToInteger, "read as the integer")
                     } else {

@@ -286,7 +286,9 @@ impl ToolRegistry {
     /// `null` for every optional parameter it leaves unset. Such a `null`
     /// then means "not given" (the default, or `None`) with no warning, and
     /// the call keeps the typed fast path. Off by default: a `null` for a
-    /// parameter with a default is then `null_replaced_by_default`.
+    /// parameter with a default is then `null_replaced_by_default` in
+    /// lenient mode, and `type_mismatch` in strict mode, which coerces
+    /// nothing.
     pub fn with_strict_definitions(mut self, strict_definitions: bool) -> Self {
         self.settings.null_is_absent = strict_definitions;
         self
