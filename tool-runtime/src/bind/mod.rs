@@ -418,7 +418,10 @@ impl Walker {
 
     fn value(&mut self, shape: &Shape, value: &mut Value) {
         if value.is_null() {
-            if !shape.nullable {
+            // Any JSON value (a `serde_json::Value` item, say) takes `null`
+            // as its schema `{}` does; a parameter's or field's own `null`
+            // was judged by its presence before.
+            if !shape.nullable && !matches!(shape.kind, Kind::Any) {
                 let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
                 self.error(ErrorCode::NullNotAllowed, detail);
             }
