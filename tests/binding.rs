@@ -803,3 +803,25 @@ fn a_whole_number_past_the_exact_range_is_out_of_range_in_either_mode() {
     let result = block_on(edge_registry(true, true).call("probe", json!({"pattern": "*.rs", "offset": 4.5})));
     assert_eq!(result.error_codes(), ["type_mismatch:offset"]);
 }
+
+#[test]
+fn completion_keeps_no_warning_for_a_coercion_inside_a_refused_value() {
+    let completion = edge_registry(true, false)
+        .complete(
+            "probe",
+            json!({"pattern": "x", "window": {"start": "7", "end": "x", "strat": 1}, "offset": "3"}),
+        )
+        .unwrap();
+    let window = completion.params.iter().find(|row| row.name == "window").unwrap();
+    assert_eq!(window.source, tool_runtime::ValueSource::Refused);
+    let warnings: Vec<String> = completion.warnings.iter().map(|w| w.code_path()).collect();
+    // `offset` was coerced and kept; `window.start` was coerced inside a
+    // refused value; `window.strat` was ignored there.
+    assert_eq!(
+        warnings,
+        [
+            "string_literal_converted_to_integer:offset",
+            "unknown_parameter:window.strat"
+        ]
+    );
+}

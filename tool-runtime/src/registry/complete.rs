@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::ToolRegistry;
 use crate::bind::{self, Report};
 use crate::call::Arguments;
-use crate::codes::{CallError, ErrorCode};
+use crate::codes::{CallError, ErrorCode, WarningCode};
 use crate::schema::Presence;
 
 /// A call's arguments, completed with defaults, without running the tool.
@@ -99,6 +99,13 @@ impl ToolRegistry {
             ..
         } = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
         warnings.splice(0..0, decoded);
+        // A coercion inside a refused parameter's value made nothing that
+        // is kept: no warning for it (the keys ignored there stay).
+        let fields = &definition.params().fields;
+        warnings.retain(|w| {
+            w.code == WarningCode::UnknownParameter
+                || !refused.iter().any(|&index| within(&w.path, &fields[index].name))
+        });
         let errors = errors
             .into_iter()
             .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))
@@ -139,4 +146,10 @@ impl ToolRegistry {
         }
         Ok(completion)
     }
+}
+
+/// Whether `path` is the parameter `name` or a place inside its value.
+fn within(path: &str, name: &str) -> bool {
+    path.strip_prefix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
