@@ -562,7 +562,8 @@ impl Walker {
                     let whole = f.trunc();
                     // A whole number past 2^53 (an integer beyond 64 bits,
                     // say) is out of range in either mode, as below.
-                    if !self.lenient() && !(whole == f && whole.abs() >= EXACT_FLOAT_INTEGERS) {
+                    let past_exact = whole == f && whole.abs() >= EXACT_FLOAT_INTEGERS;
+                    if !self.lenient() && !past_exact {
                         return self.mismatch(shape, value);
                     }
                     let (code, how) = if whole == f {
