@@ -219,7 +219,10 @@ impl<M: Model> Agent<M> {
                         .position(|r| adapter::call_id(r) == Some(call.id.as_str()));
                     let result = match position {
                         Some(i) => supplied.remove(i),
-                        None => adapter::not_run(&call, format!("The call of `{}` was not run.", call.name), false),
+                        None => {
+                            let text = format!("The call of `{}` was not run.", clip(&call.name));
+                            adapter::not_run(&call, text, false)
+                        }
                     };
                     self.emit(&finished_event(&call, &result, Duration::ZERO));
                     state.record(&call.name, adapter::is_error(&result));
