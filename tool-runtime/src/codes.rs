@@ -136,6 +136,13 @@ impl Warning {
         }
     }
 
+    /// Whether this is a key ignored (`unknown_parameter`) rather than a
+    /// value changed: such warnings outlive a refused value and are listed
+    /// in a refusal.
+    pub(crate) fn is_ignored_key(&self) -> bool {
+        self.code == WarningCode::UnknownParameter
+    }
+
     /// `code:path`, as in `string_literal_converted_to_integer:max_results`.
     pub fn code_path(&self) -> String {
         coded(self.code.as_str(), &self.path)

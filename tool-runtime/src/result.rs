@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::bind::{Report, write_integer};
-use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
+use crate::codes::{CallError, ErrorCode, Warning};
 use crate::output::{Content, ToolOutput};
 use crate::text::{clip, closest_name, truncate_with};
 
@@ -305,11 +305,7 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
     if total > LISTED_PROBLEMS {
         let _ = writeln!(text, "- and {} more problems.", total - LISTED_PROBLEMS);
     }
-    let ignored: Vec<&Warning> = report
-        .warnings
-        .iter()
-        .filter(|w| w.code == WarningCode::UnknownParameter)
-        .collect();
+    let ignored: Vec<&Warning> = report.warnings.iter().filter(|w| w.is_ignored_key()).collect();
     if !ignored.is_empty() {
         text.push_str("These keys were ignored, as they are no parameters:\n");
         for warning in ignored.iter().take(LISTED_IGNORED_KEYS) {
@@ -331,6 +327,7 @@ pub(crate) fn invalid_arguments_text(tool: &str, report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codes::WarningCode;
 
     #[test]
     fn unknown_tool_suggests_the_closest_name() {

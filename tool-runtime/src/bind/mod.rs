@@ -127,7 +127,7 @@ impl Report {
         let ignored: Vec<Warning> = self
             .warnings
             .drain(mark.warnings..)
-            .filter(|w| w.code == WarningCode::UnknownParameter)
+            .filter(Warning::is_ignored_key)
             .collect();
         self.warnings.extend(ignored);
         self.omitted_warnings = mark.omitted_warnings + (self.omitted_ignored - mark.omitted_ignored);

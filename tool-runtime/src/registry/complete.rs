@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::ToolRegistry;
 use crate::bind::{self, Report};
 use crate::call::Arguments;
-use crate::codes::{CallError, ErrorCode, WarningCode};
+use crate::codes::{CallError, ErrorCode};
 use crate::schema::Presence;
 
 /// A call's arguments, completed with defaults, without running the tool.
@@ -102,10 +102,7 @@ impl ToolRegistry {
         // A coercion inside a refused parameter's value made nothing that
         // is kept: no warning for it (the keys ignored there stay).
         let fields = &definition.params().fields;
-        warnings.retain(|w| {
-            w.code == WarningCode::UnknownParameter
-                || !refused.iter().any(|&index| within(&w.path, &fields[index].name))
-        });
+        warnings.retain(|w| w.is_ignored_key() || !refused.iter().any(|&index| within(&w.path, &fields[index].name)));
         let errors = errors
             .into_iter()
             .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))
