@@ -277,9 +277,10 @@ impl<M: Model> Agent<M> {
         let approver = self.approver.clone();
         let on_event = self.on_event.clone();
         let permitted = self.permits(&call.name);
-        let cancellation = Cancellation::new();
-        let signal = cancellation.clone();
-        let forwarded = (run.clone(), cancellation.clone());
+        // The call's own signal: the body watches it, `Running` raises it,
+        // and the run's cancellation is forwarded to it.
+        let signal = Cancellation::new();
+        let (cancellation, forward_to, run) = (signal.clone(), signal.clone(), run.clone());
         let started = call.clone();
         let body = async move {
             let emit = |event: AgentEvent| {
@@ -334,10 +335,9 @@ impl<M: Model> Agent<M> {
             finish(result, started.elapsed())
         };
         let handle = tokio::spawn(async move {
-            let (run, call) = forwarded;
             let forward = async {
                 run.cancelled().await;
-                call.cancel();
+                forward_to.cancel();
                 std::future::pending::<Infallible>().await
             };
             tokio::select! {
