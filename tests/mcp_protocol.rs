@@ -618,3 +618,48 @@ async fn an_empty_host_list_keeps_the_host_check() {
         "a foreign Host is refused: {rebinding}"
     );
 }
+
+/// A client that opens sessions in a loop cannot grow the server without
+/// limit: past the cap a new session is refused with 503, the sessions
+/// already open keep working, and a place freed by `DELETE` is taken again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_sessions_are_bounded_in_number() {
+    let addr = serve_http(HttpOptions::new().max_sessions(2)).await;
+    let session_of = |head: &str| {
+        head.lines()
+            .find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                key.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_owned())
+            })
+            .unwrap_or_else(|| panic!("no session id in {head}"))
+    };
+    let first = session_of(&http_post(addr, None, INITIALIZE).await.0);
+    let second = session_of(&http_post(addr, None, INITIALIZE).await.0);
+    assert_ne!(first, second);
+    assert_eq!(
+        http_status(addr, &[], INITIALIZE).await,
+        503,
+        "a third session is refused"
+    );
+
+    // The open ones go on.
+    let ping = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+    let (_, body) = http_post(addr, Some(&second), ping).await;
+    assert_eq!(message_in(&body)["id"], 7, "{body}");
+
+    // Ending one frees its place.
+    use tokio::io::AsyncReadExt as _;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let delete =
+        format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {first}\r\nConnection: close\r\n\r\n");
+    stream.write_all(delete.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 2"), "{response}");
+    assert_eq!(
+        http_status(addr, &[], INITIALIZE).await,
+        200,
+        "the freed place is taken again"
+    );
+}

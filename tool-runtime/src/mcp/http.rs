@@ -12,11 +12,11 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::McpError;
 use super::order::Lines;
 use super::server::{Handler, McpServer};
+use super::sessions::Sessions;
 use crate::registry::ToolRegistry;
 
 /// How the HTTP endpoint checks who is talking to it.
@@ -26,7 +26,8 @@ use crate::registry::ToolRegistry;
 /// request that carries an `Origin` (a browser's) must come from one of
 /// those hosts too; no token is asked for. A server reachable from other
 /// machines names its hosts with [`HttpOptions::allow_hosts`] and should
-/// ask for a token.
+/// ask for a token. At most [`DEFAULT_MAX_SESSIONS`] sessions are open at
+/// once unless [`HttpOptions::max_sessions`] says otherwise.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -34,7 +35,11 @@ pub struct HttpOptions {
     origins: Vec<String>,
     token: Option<Arc<str>>,
     public: bool,
+    max_sessions: usize,
 }
+
+/// How many sessions the HTTP endpoint keeps open at once by default.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -47,6 +52,7 @@ impl Default for HttpOptions {
             ],
             token: None,
             public: false,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 }
@@ -84,6 +90,16 @@ impl HttpOptions {
         self.token = Some(token.into().into());
         self
     }
+
+    /// Keeps at most `max` sessions open at once (at least one): while
+    /// that many are open, a client that asks for a new one (an
+    /// `initialize` without `Mcp-Session-Id`) gets 503 and the sessions
+    /// already open go on. A session ends when its client ends it
+    /// (`DELETE`) or after five minutes without a request.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
+    }
 }
 
 /// The MCP endpoint as a tower service: mount it on an axum router at any
@@ -92,7 +108,8 @@ impl HttpOptions {
 /// session) for every protocol revision from 2024-11-05 on.
 #[derive(Clone)]
 pub struct McpHttpService {
-    inner: StreamableHttpService<Handler, LocalSessionManager>,
+    inner: StreamableHttpService<Handler, Sessions>,
+    sessions: Arc<Sessions>,
     token: Option<Arc<str>>,
     registry: Arc<ToolRegistry>,
 }
@@ -117,13 +134,11 @@ impl McpServer {
             .with_max_request_body_bytes(self.inner.max_message_bytes);
         let registry = self.inner.registry.clone();
         let handler = Handler(self);
-        let inner = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Sessions::new(options.max_sessions);
+        let inner = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
         McpHttpService {
             inner,
+            sessions,
             token: options.token,
             registry,
         }
@@ -165,8 +180,7 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
         if let Some(token) = &self.token
             && !authorized(&request, token)
         {
-            let mut response = Response::new(Body::from("a valid bearer token is required"));
-            *response.status_mut() = StatusCode::UNAUTHORIZED;
+            let mut response = plain(StatusCode::UNAUTHORIZED, "a valid bearer token is required");
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -174,7 +188,14 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
         }
         let mut inner = self.inner.clone();
         let registry = self.registry.clone();
+        let sessions = self.sessions.clone();
         Box::pin(async move {
+            if asks_for_session(&request) && sessions.full().await {
+                return Ok(plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "too many MCP sessions are open; try again later",
+                ));
+            }
             let response = match tower_service::Service::call(&mut inner, request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
@@ -182,6 +203,19 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
             Ok(ordered(response.map(Body::new), registry))
         })
     }
+}
+
+/// A response of `status` with a line of text.
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
+}
+
+/// Whether the request would open a session: a `POST` without
+/// `Mcp-Session-Id`, which only an `initialize` may be.
+fn asks_for_session(request: &Request<Body>) -> bool {
+    request.method() == axum::http::Method::POST && !request.headers().contains_key("mcp-session-id")
 }
 
 /// The response with the tools of a `tools/list` answer in declaration

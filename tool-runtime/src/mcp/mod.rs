@@ -13,6 +13,7 @@ mod http;
 mod mount;
 mod order;
 mod server;
+mod sessions;
 mod sse;
 
 use std::fmt;
@@ -24,7 +25,7 @@ use crate::text::clip_at;
 const MAX_ERROR_CHARS: usize = 300;
 
 pub use config::{McpConfig, ServerEntry};
-pub use http::{HttpOptions, McpHttpService};
+pub use http::{DEFAULT_MAX_SESSIONS, HttpOptions, McpHttpService};
 pub use mount::{McpMounts, MountFailure, MountedServer};
 pub use server::{DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_MESSAGE_BYTES, McpServer};
 
