@@ -7,7 +7,7 @@
 //! let model = OpenAi::new("gpt-4.1").base_url("http://localhost:11434/v1").streaming(true);
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -370,7 +370,13 @@ struct PartialCall {
 #[derive(Debug, Default)]
 struct StreamState {
     text: String,
-    calls: BTreeMap<u64, PartialCall>,
+    /// A refusal's text, streamed in `delta.refusal`.
+    refusal: String,
+    /// The calls in the order they started.
+    calls: Vec<PartialCall>,
+    /// The server's `index` of a call to its place in `calls`: the latest
+    /// call given that index.
+    indices: HashMap<u64, usize>,
     stop: Option<ModelStop>,
     usage: Usage,
     id: Option<String>,
@@ -408,29 +414,16 @@ impl StreamState {
             self.text.push_str(text);
             events(StreamEvent::Text(text.to_owned()));
         }
+        if let Some(refusal) = delta["refusal"].as_str() {
+            self.refusal.push_str(refusal);
+        }
         if let Some(calls) = delta.get("tool_calls").filter(|c| !c.is_null()) {
             let Some(calls) = calls.as_array() else {
                 return Err(malformed("`tool_calls` is not a list"));
             };
             for call in calls {
-                // Servers that send no index continue the last call unless
-                // the delta opens a new one with an id of its own (some
-                // repeat the call's id on every delta).
-                let last = self.calls.keys().next_back().copied();
-                let continues = |last: u64| match call["id"].as_str() {
-                    None => true,
-                    Some(id) => self.calls.get(&last).is_some_and(|partial| partial.id == id),
-                };
-                let index = match (call["index"].as_u64(), last) {
-                    (Some(index), _) => index,
-                    (None, Some(last)) if continues(last) => last,
-                    (None, last) => last.map_or(0, |l| l.saturating_add(1)),
-                };
-                // A new call means every earlier one is complete.
-                if !self.calls.contains_key(&index) {
-                    self.report(events, Some(index))?;
-                }
-                let partial = self.calls.entry(index).or_default();
+                let at = self.call_at(call, events)?;
+                let partial = &mut self.calls[at];
                 // The id and name come once (some servers repeat them).
                 if let Some(id) = call["id"].as_str().filter(|_| partial.id.is_empty()) {
                     partial.id = id.to_owned();
@@ -449,17 +442,41 @@ impl StreamState {
         }
         if let Some(reason) = choice["finish_reason"].as_str() {
             self.stop = Some(finish_reason(Some(reason)));
-            self.report(events, None)?;
+            self.report(events)?;
         }
         Ok(false)
     }
 
-    /// Reports the complete calls (those before `before`, or all).
-    fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send), before: Option<u64>) -> Result<(), ModelError> {
-        for (index, call) in self.calls.iter_mut() {
-            if before.is_some_and(|b| *index >= b) || call.reported {
-                continue;
-            }
+    /// The place in `calls` of the call a `tool_calls` delta continues or
+    /// opens. A delta opens a call when its `index` is new, or when it
+    /// carries an id other than the call's at that index (some servers,
+    /// Ollama among them, give every call the index 0); without an index,
+    /// it continues the last call unless its id says otherwise (some
+    /// servers repeat the call's id on every delta).
+    fn call_at(&mut self, call: &Value, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<usize, ModelError> {
+        let id = call["id"].as_str().filter(|id| !id.is_empty());
+        let continues = |at: usize| id.is_none_or(|id| self.calls[at].id.is_empty() || self.calls[at].id == id);
+        let index = call["index"].as_u64();
+        let current = match index {
+            Some(index) => self.indices.get(&index).copied(),
+            None => self.calls.len().checked_sub(1),
+        };
+        if let Some(at) = current.filter(|&at| continues(at)) {
+            return Ok(at);
+        }
+        // A new call means every earlier one is complete.
+        self.report(events)?;
+        self.calls.push(PartialCall::default());
+        let at = self.calls.len() - 1;
+        if let Some(index) = index {
+            self.indices.insert(index, at);
+        }
+        Ok(at)
+    }
+
+    /// Reports every call not reported yet: all are complete.
+    fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
+        for call in self.calls.iter_mut().filter(|call| !call.reported) {
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
             }
@@ -477,19 +494,26 @@ impl StreamState {
         if !self.done && self.stop.is_none() {
             return Err(malformed("the stream ended before its last chunk"));
         }
-        self.report(events, None)?;
+        self.report(events)?;
         let mut content = Vec::new();
         if !self.text.is_empty() {
             content.push(Block::Text { text: self.text });
         }
         let mut ids = std::collections::HashSet::new();
-        for call in self.calls.into_values() {
+        for call in self.calls {
             if !ids.insert(call.id.clone()) {
                 return Err(malformed(format!("two tool calls have the id `{}`", call.id)));
             }
             content.push(Block::ToolUse(ToolUse::from_text(call.id, call.name, call.arguments)));
         }
-        let mut response = ModelResponse::new(content, self.stop.unwrap_or(ModelStop::EndTurn));
+        let mut stop = self.stop.unwrap_or(ModelStop::EndTurn);
+        // As in a whole response: the refusal is the stop reason, its text
+        // the message's last.
+        if !self.refusal.is_empty() {
+            stop = ModelStop::Refusal;
+            content.push(Block::Text { text: self.refusal });
+        }
+        let mut response = ModelResponse::new(content, stop);
         response.usage = self.usage;
         response.id = self.id;
         Ok(response)
@@ -509,6 +533,45 @@ mod tests {
         }
         let response = state.finish(&mut events);
         (seen, response)
+    }
+
+    /// Ollama gives every parallel call the index 0: a new id at the same
+    /// index is a second call, never more arguments for the first.
+    #[test]
+    fn a_new_id_at_a_used_index_opens_a_call() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let call = |id: &str, args: &str| {
+            delta(json!({"tool_calls": [{"index": 0, "id": id, "function": {"name": "write", "arguments": args}}]}))
+        };
+        let (events, response) = run(&[
+            call("a", "{\"p\":1}"),
+            call("b", "{\"p\":"),
+            delta(json!({"tool_calls": [{"index": 0, "function": {"arguments": "2}"}}]})),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let response = response.unwrap();
+        let calls: Vec<(&str, Value)> = response.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
+        assert_eq!(calls, [("a", json!({"p": 1})), ("b", json!({"p": 2}))]);
+        assert_eq!(events.len(), 2, "each call reported once, complete");
+    }
+
+    #[test]
+    fn a_streamed_refusal_is_the_stop_reason() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let (_, response) = run(&[
+            delta(json!({"role": "assistant", "refusal": ""})),
+            delta(json!({"refusal": "I can't help "})),
+            delta(json!({"refusal": "with that."})),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        ]);
+        let response = response.unwrap();
+        assert_eq!(response.stop, ModelStop::Refusal);
+        assert_eq!(
+            response.content,
+            [Block::Text {
+                text: "I can't help with that.".into()
+            }]
+        );
     }
 
     #[test]
