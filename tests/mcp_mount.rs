@@ -495,3 +495,66 @@ async fn a_server_silent_past_the_connect_timeout_is_a_clear_error() {
     assert!(error.contains("no answer to the handshake within 0.5 s"), "{error}");
     assert!(started.elapsed() < Duration::from_secs(20), "the limit holds");
 }
+
+/// A raw server of `tests/python/mcp_odd_server.py` in `mode`, and the file
+/// its starts are logged to.
+fn odd_server(mode: &str) -> (McpConfig, tempfile_path::Path) {
+    let log = tempfile_path::Path::new(mode);
+    let script = root().join("tests/python/mcp_odd_server.py").display().to_string();
+    let config = McpConfig::from_json(&json!({"mcpServers": {
+        "odd": {"command": "python3", "args": [script, mode, log.0.display().to_string()]},
+    }}))
+    .unwrap();
+    (config, log)
+}
+
+/// A log file in the system's temporary folder, removed when dropped.
+mod tempfile_path {
+    pub struct Path(pub std::path::PathBuf);
+
+    impl Path {
+        pub fn new(name: &str) -> Self {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            Path(std::env::temp_dir().join(format!("mcp-{name}-{}-{nanos}.log", std::process::id())))
+        }
+
+        pub fn lines(&self) -> usize {
+            std::fs::read_to_string(&self.0).map_or(0, |text| text.lines().count())
+        }
+    }
+
+    impl Drop for Path {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+}
+
+/// A server whose `tools/list` always names a next page cannot hold the
+/// mounting up for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_pages_for_ever_is_a_clear_error() {
+    let (config, _log) = odd_server("endless");
+    let error = mount_error(config).await;
+    assert!(error.contains("still a next page after 100 pages"), "{error}");
+}
+
+/// An answer that cannot be read comes from a live server, which may have
+/// run the tool: the call fails, and the server is neither stopped nor
+/// started again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_answer_does_not_restart_a_live_server() {
+    let (config, log) = odd_server("odd");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    for _ in 0..3 {
+        let result = registry.call("odd__t", json!({})).await;
+        assert!(result.is_error, "{}", result.text());
+        assert!(result.text().contains("The tool may have run"), "{}", result.text());
+    }
+    assert_eq!(log.lines(), 1, "started once");
+    mounts.close().await;
+}

@@ -130,8 +130,9 @@ impl McpConfig {
     }
 
     /// How long starting or reaching a server, with its handshake, may
-    /// take; 60 seconds by default (a server fetched by `npx -y` or `uvx`
-    /// on its first start can take that long).
+    /// take, and then again listing its tools (every page of them, at most
+    /// 100 pages); 60 seconds by default (a server fetched by `npx -y` or
+    /// `uvx` on its first start can take that long).
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self

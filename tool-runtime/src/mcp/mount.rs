@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, Tool as RemoteToolInfo};
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, Implementation, PaginatedRequestParams, Tool as RemoteToolInfo,
+};
 use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
 use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Map, Value};
@@ -32,6 +34,9 @@ use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
 /// How long closing one server's connection may take (a stdio server is
 /// given time to exit, then `SIGTERM`, then killed).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most pages of `tools/list` read from one server.
+const MAX_LIST_PAGES: usize = 100;
 
 /// The servers mounted into a registry, for [`McpMounts::servers`], and
 /// those that could not be, for [`McpMounts::failures`]. The connections
@@ -439,11 +444,38 @@ impl Connection {
         }
     }
 
+    /// The server's tools, every page of them: within the connection's
+    /// time limit and at most [`MAX_LIST_PAGES`] pages, so that a server
+    /// that never answers, or always names a next page, cannot hold the
+    /// mounting (or a refresh) up for ever.
     async fn list_tools(&self) -> Result<Vec<RemoteToolInfo>, McpError> {
         let peer = self.peer().await?;
-        peer.list_all_tools()
-            .await
-            .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{}`: tools/list", self.name)))
+        let context = format!("server `{}`: tools/list", self.name);
+        let all = async {
+            let mut tools = Vec::new();
+            let mut cursor = None;
+            for _ in 0..MAX_LIST_PAGES {
+                let page = peer
+                    .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                    .await
+                    .map_err(|e| McpError::protocol(e).prefixed(&context))?;
+                tools.extend(page.tools);
+                cursor = page.next_cursor;
+                if cursor.is_none() {
+                    return Ok(tools);
+                }
+            }
+            Err(McpError::peer(format!(
+                "{context}: still a next page after {MAX_LIST_PAGES} pages"
+            )))
+        };
+        let limit = self.naming.connect_timeout;
+        tokio::time::timeout(limit, all).await.unwrap_or_else(|_| {
+            Err(McpError::peer(format!(
+                "{context}: no complete answer within {} s",
+                limit.as_secs_f64()
+            )))
+        })
     }
 
     /// Forwards one call; every failure is an error output naming the
@@ -488,10 +520,28 @@ impl Connection {
                 self.name, e.message, e.code.0
             )),
             Err(e) => {
-                // The connection is in doubt: drop it, and start again.
-                self.client.lock().await.take();
-                self.reconnected(&format!("failed during the call of `{tool}` ({e})"))
-                    .await
+                // Only a connection found closed is replaced. One still open
+                // belongs to a live server (one whose answer rmcp could not
+                // read, say, after the tool ran), or is the new connection
+                // another call made after the same failure: dropping it
+                // would stop a healthy server.
+                let gone = {
+                    let mut client = self.client.lock().await;
+                    let gone = client.as_ref().is_some_and(|running| running.is_transport_closed());
+                    if gone {
+                        client.take();
+                    }
+                    gone
+                };
+                if gone {
+                    self.reconnected(&format!("failed during the call of `{tool}` ({e})"))
+                        .await
+                } else {
+                    ToolOutput::error(format!(
+                        "The call of `{tool}` on the MCP server `{}` failed: {e}. The tool may have run.",
+                        self.name
+                    ))
+                }
             }
         }
     }
@@ -600,9 +650,18 @@ fn output_of(result: &Value) -> ToolOutput {
             _ => content.push(Content::text(block.to_string())),
         }
     }
+    let structured_content = result.get("structuredContent").filter(|v| !v.is_null()).cloned();
+    // A server should also send structured content as text (MCP leaves it
+    // a SHOULD); when it sent none, the model reads the JSON, as it would
+    // from a native tool.
+    if content.is_empty()
+        && let Some(value) = &structured_content
+    {
+        content.push(Content::text(value.to_string()));
+    }
     ToolOutput {
         content,
-        structured_content: result.get("structuredContent").filter(|v| !v.is_null()).cloned(),
+        structured_content,
         is_error: result["isError"].as_bool().unwrap_or(false),
     }
 }
@@ -785,5 +844,20 @@ mod tests {
             output.content[4],
             Content::text("[audio (audio/wav, about 3 bytes) that cannot be shown here]")
         );
+    }
+
+    /// A result of structured content alone still says something to the
+    /// model: its JSON, as a native tool's would.
+    #[test]
+    fn structured_content_alone_is_read_as_its_json() {
+        for content in [json!([]), Value::Null] {
+            let mut result = json!({"structuredContent": {"temperature": 21}});
+            if !content.is_null() {
+                result["content"] = content;
+            }
+            let output = output_of(&result);
+            assert_eq!(output.content, [Content::text(r#"{"temperature":21}"#)]);
+            assert_eq!(output.structured_content, Some(json!({"temperature": 21})));
+        }
     }
 }
