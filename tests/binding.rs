@@ -597,6 +597,14 @@ mod edge {
     pub async fn ranges(#[param(description = "The range")] range: Range) -> Value {
         json!({"start": range.start, "end": range.end})
     }
+
+    /// Count labels.
+    #[tool]
+    pub async fn labelled(
+        #[param(description = "At least two labels", min_items = 2)] labels: BTreeMap<String, String>,
+    ) -> usize {
+        labels.len()
+    }
 }
 
 fn edge_registry(fast: bool, strict: bool) -> ToolRegistry {
@@ -608,6 +616,8 @@ fn edge_registry(fast: bool, strict: bool) -> ToolRegistry {
         .register(edge::Edges)
         .unwrap()
         .register(edge::Ranges)
+        .unwrap()
+        .register(edge::Labelled)
         .unwrap()
         .register(Probe)
         .unwrap();
@@ -824,4 +834,45 @@ fn completion_keeps_no_warning_for_a_coercion_inside_a_refused_value() {
             "unknown_parameter:window.strat"
         ]
     );
+}
+
+/// A key sent twice counts once, on either path: the map the tool would
+/// get has one label, fewer than its lower bound.
+#[test]
+fn a_key_sent_twice_counts_once_toward_a_map_s_lower_bound() {
+    let text = r#"{"labels": {"a": "x", "a": "y"}}"#;
+    for fast in [true, false] {
+        let result = block_on(edge_registry(fast, false).call("labelled", text));
+        assert_eq!(result.error_codes(), ["out_of_range:labels"], "fast path: {fast}");
+    }
+}
+
+/// Numbers far out of range are quoted short, as the model wrote them or
+/// with an exponent, never as hundreds of digits (SPEC 11).
+#[test]
+fn huge_numbers_are_quoted_short_and_out_of_range() {
+    for ratio in [json!(-1e300), json!("1e300"), json!("1e400"), json!(5e-324)] {
+        let result = agreed("edges", json!({"data": 1, "ratio": ratio}));
+        assert_eq!(result.error_codes(), ["out_of_range:ratio"], "{ratio}");
+        let text = result.text();
+        assert!(!text.contains("0000000000"), "{text}");
+    }
+    // A word Rust's float parser reads is still no number.
+    for word in ["inf", "NaN", "-infinity"] {
+        let result = agreed("edges", json!({"data": 1, "ratio": word}));
+        assert_eq!(result.error_codes(), ["type_mismatch:ratio"], "{word}");
+    }
+}
+
+/// Only JSON's own whitespace makes raw text empty; another space is no
+/// JSON.
+#[test]
+fn raw_text_of_json_whitespace_is_empty_and_other_spaces_are_not_json() {
+    let registry = edge_registry(true, false);
+    let empty = block_on(registry.call("probe", " \n\t\r "));
+    assert_eq!(empty.error_codes(), ["missing_required:pattern"]);
+    for space in ["\u{a0}", "\u{3000}", " \u{2028} "] {
+        let result = block_on(registry.call("probe", space));
+        assert_eq!(result.error_codes(), ["json_parse_error"], "{space:?}");
+    }
 }

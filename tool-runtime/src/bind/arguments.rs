@@ -51,7 +51,9 @@ fn json_object(value: Value) -> Result<Map<String, Value>, CallError> {
 }
 
 fn raw_object(raw: &str) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
-    if raw.trim().is_empty() {
+    // Empty, or JSON's own whitespace only; other spaces (a no-break
+    // space, say) are no JSON and fail to parse below.
+    if raw.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         return Ok((Map::new(), None));
     }
     match serde_json::from_str::<Value>(raw) {

@@ -322,6 +322,17 @@ pub(crate) fn write_integer(out: &mut String, n: i128) {
     out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
+/// A float as `Display` writes it (`0.5`, `42`), or with an exponent
+/// (`1e300`) where that would run to dozens of digits: what the model reads
+/// stays short whatever number it sent.
+pub(crate) fn float_text(f: f64) -> String {
+    let plain = f.to_string();
+    if plain.len() <= 24 {
+        return plain;
+    }
+    Number::from_f64(f).map_or(plain, |n| n.to_string())
+}
+
 /// Appends a JSON number as `Display` writes it.
 pub(crate) fn write_number(out: &mut String, n: &Number) {
     if let Some(i) = n.as_i64() {

@@ -30,7 +30,7 @@ use serde_json::{Map, Number, Value};
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
 use describe::Sentence;
-pub(crate) use describe::{describe_str, describe_value, expected, write_integer};
+pub(crate) use describe::{describe_str, describe_value, expected, float_text, write_integer};
 pub use params::{Params, parse_params};
 pub use typed::{Coerced, Slot};
 
@@ -654,7 +654,7 @@ impl Walker {
             Value::String(s) if self.lenient() => match s.trim().parse::<f64>() {
                 Ok(f) if f.is_finite() => {
                     if !shape.number_fits(f) {
-                        let detail = format!("expected {}, got {f}", expected(shape));
+                        let detail = format!("expected {}, got {}", expected(shape), float_text(f));
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
                     if !shape.value_listed(&Number::from_f64(f).map_or(Value::Null, Value::Number)) {
@@ -662,19 +662,25 @@ impl Walker {
                     }
                     self.warn(
                         WarningCode::StringConvertedToNumber,
-                        format!("{} was converted to the number {f}", describe_str(s)),
+                        format!("{} was converted to the number {}", describe_str(s), float_text(f)),
                     );
                     if let Some(n) = Number::from_f64(f) {
                         *value = Value::Number(n);
                     }
                     f
                 }
+                // A number too large for any float ("1e400"), not a word
+                // such as "inf" that Rust would also read.
+                Ok(_) if is_number_literal(s.trim()) => {
+                    let detail = format!("expected {}, got {}", expected(shape), describe_str(s));
+                    return self.error(ErrorCode::OutOfRange, detail);
+                }
                 _ => return self.mismatch(shape, value),
             },
             other => return self.mismatch(shape, other),
         };
         if !shape.number_fits(f) {
-            let detail = format!("expected {}, got {f}", expected(shape));
+            let detail = format!("expected {}, got {}", expected(shape), float_text(f));
             self.error(ErrorCode::OutOfRange, detail);
         } else if !shape.value_listed(value) {
             self.not_listed(shape, value);
@@ -955,11 +961,7 @@ pub(super) fn parse_integer_literal(s: &str) -> IntegerLiteral {
     }
     // Float notation (`"42.0"`, `"1e3"`, `"1.5e20"`) is read from the
     // decimal text itself, exactly, never through a rounded float.
-    let numeric = s
-        .trim_start_matches(['+', '-'])
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
-    if !numeric || s.parse::<f64>().is_err() {
+    if !is_number_literal(s) {
         return IntegerLiteral::NotAnInteger;
     }
     match exact_decimal_integer(s) {
@@ -967,6 +969,17 @@ pub(super) fn parse_integer_literal(s: &str) -> IntegerLiteral {
         Err(Inexact::TooLarge) => IntegerLiteral::Huge,
         Err(Inexact::Fraction) => IntegerLiteral::NotAnInteger,
     }
+}
+
+/// Whether `s` is a number written in decimals (`"42"`, `"-1.5e20"`,
+/// `"1e400"`), however large: not a word that Rust's float parser also
+/// reads (`"inf"`, `"NaN"`).
+fn is_number_literal(s: &str) -> bool {
+    let decimal = s
+        .trim_start_matches(['+', '-'])
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+    decimal && s.parse::<f64>().is_ok()
 }
 
 /// Why a decimal literal is no `i128`.

@@ -532,6 +532,11 @@ impl<'de, 's, V: Visitor<'de>> Visitor<'de> for CheckedVisitor<'s, V> {
         let Some((values, depth)) = self.element(false) else {
             return Err(give_up());
         };
+        // As for a set: a key sent twice counts once in the map the binder
+        // sees, so a lower bound is the binder's to check.
+        if self.shape.constraints.min_items.is_some() {
+            return Err(give_up());
+        }
         let mut map = CheckedMap {
             inner: map,
             values,
