@@ -540,3 +540,73 @@ async fn a_resumed_run_keeps_the_budget_and_the_failures_in_a_row() {
     assert_eq!(model.requests().len(), 3);
     assert_transcript_valid(&resumed.transcript);
 }
+
+/// With a filter, a call of a name the turn did not offer (misspelt, or
+/// unknown) is answered with the offered tools only: the answer never
+/// names, or suggests, a tool the run keeps from the model.
+#[tokio::test]
+async fn an_unknown_name_under_a_filter_is_told_only_the_offered_tools() {
+    let registry = registry();
+    let names = registry.names();
+    let denied = names.iter().find(|n| *n != "add").expect("a second tool").clone();
+    let misspelt = &denied[..denied.len() - 1];
+    let model = Scripted::new([calls(&[("t1", misspelt, json!({}))]), text("Done", ModelStop::EndTurn)]);
+    let outcome = Agent::new(model, registry).deny([denied.as_str()]).run("Go").await;
+    assert_transcript_valid(&outcome.transcript);
+    let result = outcome.transcript[2].tool_results().next().unwrap().to_text();
+    assert!(result.contains("not available in this run"), "{result}");
+    assert!(!result.contains(&format!("`{denied}`")), "{result}");
+}
+
+/// A text block of no text is never sent back, nor an empty notice.
+#[tokio::test]
+async fn empty_text_blocks_stay_out_of_the_transcript() {
+    let mut with_call = calls(&[("t1", "add", json!({"a": 1, "b": 2}))]);
+    with_call.content.insert(0, Block::Text { text: String::new() });
+    let model = Scripted::new([with_call, text("Done", ModelStop::EndTurn)]);
+    let outcome = Agent::new(model, registry())
+        .notice(|_| Some(" ".into()))
+        .run("Add")
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    for message in &outcome.transcript {
+        for block in &message.content {
+            if let Block::Text { text } = block {
+                assert!(!text.trim().is_empty(), "{:?}", outcome.transcript);
+            }
+        }
+    }
+}
+
+static TOLD_ON_DROP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Works on a blocking thread until told to stop (at most 10 s).
+#[tool]
+fn watch_drop(ctx: tool_runtime::ToolContext) -> String {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if ctx.cancellation().is_cancelled() {
+            TOLD_ON_DROP.store(true, std::sync::atomic::Ordering::SeqCst);
+            return "stopped".into();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    "never told".into()
+}
+
+/// A run given up by dropping its future (a timeout around `run`) tells the
+/// tools it started to stop.
+#[tokio::test]
+async fn a_dropped_run_tells_its_tools_to_stop() {
+    let mut registry = ToolRegistry::new();
+    registry.register(WatchDrop).unwrap();
+    let model = Scripted::new([calls(&[("w1", "watch_drop", json!({}))])]);
+    let agent = Agent::new(model, registry);
+    let given_up = tokio::time::timeout(Duration::from_millis(200), agent.run("Watch")).await;
+    assert!(given_up.is_err(), "the run was still going");
+    let start = std::time::Instant::now();
+    while !TOLD_ON_DROP.load(std::sync::atomic::Ordering::SeqCst) && start.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(TOLD_ON_DROP.load(std::sync::atomic::Ordering::SeqCst));
+}

@@ -30,7 +30,7 @@ pub use approval::{Approval, Approver};
 pub use events::{AgentEvent, EventStream, event_channel};
 pub use outcome::{Deferred, Outcome, StopReason};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -169,7 +169,9 @@ impl<M: Model> Agent<M> {
         &self.registry
     }
 
-    /// Runs a conversation that starts with `prompt`.
+    /// Runs a conversation that starts with `prompt`. Dropping the future
+    /// before it ends (a `tokio::time::timeout` around it, say) tells the
+    /// tools it started to stop, as cancelling would.
     pub async fn run(&self, prompt: impl Into<String>) -> Outcome {
         self.run_cancellable(vec![Message::user(prompt)], &Cancellation::new())
             .await
@@ -256,6 +258,8 @@ impl<M: Model> Agent<M> {
             .collect()
     }
 
+    /// The notice after this turn's results; none when it has no text,
+    /// which the API would refuse as an empty block.
     fn notice_text(&self, state: &RunState) -> Option<String> {
         let notice = self.notice.as_ref()?;
         notice(&TurnInfo {
@@ -264,6 +268,7 @@ impl<M: Model> Agent<M> {
             usage: state.usage,
             budget_left: self.token_budget.map(|b| b.saturating_sub(state.usage.total())),
         })
+        .filter(|text| !text.trim().is_empty())
     }
 
     /// Starts one call on its own task: the allowed check, the approval,
@@ -276,7 +281,13 @@ impl<M: Model> Agent<M> {
         let available = turn.available.clone();
         let approver = self.approver.clone();
         let on_event = self.on_event.clone();
-        let permitted = self.permits(&call.name);
+        // With a filter, a call must name a tool offered this turn: an
+        // unknown name would otherwise be answered by the registry, which
+        // lists (and suggests) every tool, the filtered-out ones included.
+        let permitted = match &turn.offered {
+            Some(offered) => offered.contains(call.name.as_str()),
+            None => true,
+        };
         // The call's own signal: the body watches it, `Running` raises it,
         // and the run's cancellation is forwarded to it.
         let signal = Cancellation::new();
@@ -352,7 +363,28 @@ impl<M: Model> Agent<M> {
         }
     }
 
-    async fn drive(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
+    /// Runs turns until the run stops. The run's own signal is raised when
+    /// the caller's is, and when this future is dropped before it ends
+    /// (a `tokio::time::timeout` around `run`, say): either way the tools
+    /// it started are told to stop.
+    async fn drive(&self, state: RunState, cancellation: &Cancellation) -> Outcome {
+        let run = Cancellation::new();
+        let _stop_on_drop = StopOnDrop(run.clone());
+        let forward = async {
+            cancellation.cancelled().await;
+            run.cancel();
+            std::future::pending::<Infallible>().await
+        };
+        tokio::select! {
+            // The caller's signal first: a run cancelled before it starts
+            // never calls the model.
+            biased;
+            never = forward => match never {},
+            outcome = self.turns(state, &run) => outcome,
+        }
+    }
+
+    async fn turns(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
         let slots = adapter::slots(&self.registry);
         loop {
             // Checked before every turn, a resumed run's first included.
@@ -367,8 +399,10 @@ impl<M: Model> Agent<M> {
             let offered = self.offered();
             let tools: Vec<&ToolDefinition> = offered.iter().map(|t| t.definition()).collect();
             let available: Arc<str> = adapter::available_tools(tools.iter().map(|d| d.name())).into();
+            let filtered = self.allowed.is_some() || !self.disallowed.is_empty();
             let context = TurnContext {
                 available,
+                offered: filtered.then(|| Arc::new(tools.iter().map(|d| d.name().to_owned()).collect())),
                 slots: slots.clone(),
             };
 
@@ -418,7 +452,11 @@ impl<M: Model> Agent<M> {
                 turn: response.usage,
                 total: state.usage,
             });
-            let assistant = Message::new(Role::Assistant, response.content);
+            // A text block of no text (some turns carry one beside their
+            // calls) is refused by the API when sent back: it is dropped.
+            let mut content = response.content;
+            content.retain(|block| !matches!(block, Block::Text { text } if text.trim().is_empty()));
+            let assistant = Message::new(Role::Assistant, content);
             state.text = assistant.text();
             if !streamed_text && !state.text.is_empty() {
                 self.emit(&AgentEvent::Text(state.text.clone()));
@@ -569,8 +607,20 @@ impl Running {
 }
 
 /// What every call of a run shares.
+/// Raises its signal when dropped.
+struct StopOnDrop(Cancellation);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 struct TurnContext {
     available: Arc<str>,
+    /// The names offered this turn, when a filter (`allow`, `deny`) chose
+    /// them; `None` when every tool of the registry is offered.
+    offered: Option<Arc<HashSet<String>>>,
     /// The registry's concurrency limit, shared by every call of the run.
     slots: Arc<Slots>,
 }
