@@ -105,7 +105,9 @@ impl HttpOptions {
 /// The MCP endpoint as a tower service: mount it on an axum router at any
 /// path with `Router::route_service("/mcp", service)`. It answers `POST`
 /// (requests), `GET` (the server's event stream) and `DELETE` (end of a
-/// session) for every protocol revision from 2024-11-05 on.
+/// session) of the streamable HTTP transport, for every revision a client
+/// speaks over it (2024-11-05 on). The older HTTP+SSE transport (a `GET`
+/// event stream and a separate `POST` endpoint) is not served.
 #[derive(Clone)]
 pub struct McpHttpService {
     inner: StreamableHttpService<Handler, Sessions>,
