@@ -276,12 +276,17 @@ impl Inner {
         if cancel.is_cancelled() {
             return cancelled();
         }
-        if self.registry.stray_blocking_calls() >= self.registry.settings.max_stray_blocking_calls {
-            // No thread more for a call while so many run on past their
-            // time limit: the call runs on this task instead, where the
-            // registry refuses a plain `fn` tool itself and serves the
-            // others (async and mounted tools).
-            return self.registry.call_cancellable(call, &cancel).await;
+        // Every call here runs on a thread of its own, async tools too (so
+        // that one computing without yielding holds up nothing): at the
+        // bound on threads still running past their limit, a call is
+        // refused rather than run on the runtime, where such a tool would
+        // stall a worker and escape its time limit.
+        let strays = self.registry.stray_blocking_calls();
+        if strays >= self.registry.settings.max_stray_blocking_calls {
+            let text = format!(
+                "The tool `{name}` was not run: {strays} earlier calls are still running past their time limit. Try again later."
+            );
+            return ToolResult::failure(&name, None, Outcome::Overloaded, text);
         }
         let registry = self.registry.clone();
         let runtime = tokio::runtime::Handle::current();
