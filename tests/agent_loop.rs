@@ -436,7 +436,8 @@ async fn a_streamed_call_that_changed_runs_as_the_message_holds_it() {
     assert_eq!(results[0].to_text(), "4");
 }
 
-static TOLD_TO_STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The ids of the `watch` calls told to stop.
+static TOLD_TO_STOP: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// Works on a blocking thread until told to stop (at most 10 s).
 #[tool]
@@ -444,12 +445,24 @@ fn watch(ctx: tool_runtime::ToolContext) -> String {
     let start = std::time::Instant::now();
     while start.elapsed() < Duration::from_secs(10) {
         if ctx.cancellation().is_cancelled() {
-            TOLD_TO_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+            TOLD_TO_STOP.lock().unwrap().push(ctx.call_id().to_owned());
             return "stopped".into();
         }
         std::thread::sleep(Duration::from_millis(5));
     }
     "never told".into()
+}
+
+/// Whether the `watch` call `id` is told to stop within 5 s.
+async fn told_to_stop(id: &str) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        if TOLD_TO_STOP.lock().unwrap().iter().any(|told| told == id) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
 }
 
 /// Streams a complete `watch` call, then fails.
@@ -471,11 +484,7 @@ async fn a_run_that_fails_tells_its_started_tools_to_stop() {
     registry.register(Watch).unwrap();
     let outcome = Agent::new(FailsAfterWatch, registry).run("Watch").await;
     assert_eq!(outcome.stop, StopReason::ModelError);
-    let start = std::time::Instant::now();
-    while !TOLD_TO_STOP.load(std::sync::atomic::Ordering::SeqCst) && start.elapsed() < Duration::from_secs(5) {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(TOLD_TO_STOP.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(told_to_stop("w1").await);
 }
 
 #[tokio::test]
@@ -578,35 +587,15 @@ async fn empty_text_blocks_stay_out_of_the_transcript() {
     }
 }
 
-static TOLD_ON_DROP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Works on a blocking thread until told to stop (at most 10 s).
-#[tool]
-fn watch_drop(ctx: tool_runtime::ToolContext) -> String {
-    let start = std::time::Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        if ctx.cancellation().is_cancelled() {
-            TOLD_ON_DROP.store(true, std::sync::atomic::Ordering::SeqCst);
-            return "stopped".into();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    "never told".into()
-}
-
 /// A run given up by dropping its future (a timeout around `run`) tells the
 /// tools it started to stop.
 #[tokio::test]
 async fn a_dropped_run_tells_its_tools_to_stop() {
     let mut registry = ToolRegistry::new();
-    registry.register(WatchDrop).unwrap();
-    let model = Scripted::new([calls(&[("w1", "watch_drop", json!({}))])]);
+    registry.register(Watch).unwrap();
+    let model = Scripted::new([calls(&[("dropped", "watch", json!({}))])]);
     let agent = Agent::new(model, registry);
     let given_up = tokio::time::timeout(Duration::from_millis(200), agent.run("Watch")).await;
     assert!(given_up.is_err(), "the run was still going");
-    let start = std::time::Instant::now();
-    while !TOLD_ON_DROP.load(std::sync::atomic::Ordering::SeqCst) && start.elapsed() < Duration::from_secs(5) {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(TOLD_ON_DROP.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(told_to_stop("dropped").await);
 }

@@ -489,15 +489,7 @@ impl Connection {
                 self.name
             ));
         }
-        let dead = {
-            let mut client = self.client.lock().await;
-            let dead = client.as_ref().is_some_and(|running| running.is_transport_closed());
-            if dead {
-                client.take();
-            }
-            dead
-        };
-        if dead {
+        if self.drop_if_closed().await {
             return self
                 .reconnected("exited or dropped the connection since the last call")
                 .await;
@@ -525,15 +517,7 @@ impl Connection {
                 // read, say, after the tool ran), or is the new connection
                 // another call made after the same failure: dropping it
                 // would stop a healthy server.
-                let gone = {
-                    let mut client = self.client.lock().await;
-                    let gone = client.as_ref().is_some_and(|running| running.is_transport_closed());
-                    if gone {
-                        client.take();
-                    }
-                    gone
-                };
-                if gone {
+                if self.drop_if_closed().await {
                     self.reconnected(&format!("failed during the call of `{tool}` ({e})"))
                         .await
                 } else {
@@ -544,6 +528,17 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// Drops the connection when it is closed (the server exited or hung
+    /// up); whether it was.
+    async fn drop_if_closed(&self) -> bool {
+        let mut client = self.client.lock().await;
+        let closed = client.as_ref().is_some_and(|running| running.is_transport_closed());
+        if closed {
+            client.take();
+        }
+        closed
     }
 
     /// The error result of a call that found the server gone, after one

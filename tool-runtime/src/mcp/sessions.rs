@@ -21,8 +21,7 @@ use rmcp::transport::streamable_http_server::session::{
 pub(super) struct Sessions {
     inner: LocalSessionManager,
     max: usize,
-    /// Held while a session is made, so that two made at once cannot both
-    /// take the last place.
+    /// Held while a session is made.
     creating: tokio::sync::Mutex<()>,
 }
 
@@ -33,6 +32,19 @@ impl Sessions {
             max,
             creating: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// Makes a session with `make` unless every place is taken; one at a
+    /// time, so that two made at once cannot both take the last place.
+    async fn within_max<T>(
+        &self,
+        make: impl Future<Output = Result<T, LocalSessionManagerError>>,
+    ) -> Result<T, SessionError> {
+        let _creating = self.creating.lock().await;
+        if self.full().await {
+            return Err(SessionError::Full(self.max));
+        }
+        Ok(make.await?)
     }
 
     /// Whether every place is taken: a new session would be refused.
@@ -81,11 +93,7 @@ impl SessionManager for Sessions {
     type Transport = <LocalSessionManager as SessionManager>::Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), SessionError> {
-        let _creating = self.creating.lock().await;
-        if self.full().await {
-            return Err(SessionError::Full(self.max));
-        }
-        Ok(self.inner.create_session().await?)
+        self.within_max(self.inner.create_session()).await
     }
 
     async fn initialize_session(
@@ -134,11 +142,7 @@ impl SessionManager for Sessions {
     async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, SessionError> {
         // No session store is configured, so rmcp never asks; were it to,
         // a restored session would count like any other.
-        let _creating = self.creating.lock().await;
-        if self.full().await {
-            return Err(SessionError::Full(self.max));
-        }
-        Ok(self.inner.restore_session(id).await?)
+        self.within_max(self.inner.restore_session(id)).await
     }
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {
