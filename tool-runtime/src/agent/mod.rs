@@ -606,7 +606,6 @@ impl Running {
     }
 }
 
-/// What every call of a run shares.
 /// Raises its signal when dropped.
 struct StopOnDrop(Cancellation);
 
@@ -616,6 +615,7 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// What every call of a run shares.
 struct TurnContext {
     available: Arc<str>,
     /// The names offered this turn, when a filter (`allow`, `deny`) chose
