@@ -782,3 +782,54 @@ async fn a_retry_after_longer_than_the_policy_allows_is_not_cut_short() {
     assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::RateLimited);
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_retry_after_date_is_waited_for_and_a_far_one_is_not_cut_short() {
+    let busy = || json!({"type": "error", "error": {"type": "rate_limit_error", "message": "Slow down"}});
+    // A date already past: tried again at once.
+    let server = Server::start(
+        vec![
+            Reply::status(429, busy()).with_header("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
+            Reply::ok(anthropic_text("Now")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.requests().len(), 2);
+    // A date an hour off is longer than the policy waits: no retry.
+    let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let server = Server::start(
+        vec![
+            Reply::status(429, busy()).with_header("retry-after", &httpdate::fmt_http_date(later)),
+            Reply::ok(anthropic_text("Too soon")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::RateLimited);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_body_that_breaks_off_is_a_connection_failure_tried_again() {
+    let server = Server::start(
+        vec![Reply::Cut(anthropic_text("Lost")), Reply::ok(anthropic_text("Whole"))],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "Whole");
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(server.requests()[0].raw_body, server.requests()[1].raw_body);
+    // With no retries left it is a typed connection error.
+    let server = Server::start(vec![Reply::Cut(anthropic_text("Lost"))], false).await;
+    let outcome = Agent::new(client(&server, false).retry(RetryPolicy::none()), registry())
+        .run("Hi")
+        .await;
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Connection);
+    assert_eq!(server.requests().len(), 1);
+}

@@ -41,6 +41,9 @@ pub enum Reply {
         body: Value,
     },
     Stream(Vec<Piece>),
+    /// A 200 whose body breaks off halfway: the connection closes before
+    /// the length it announced.
+    Cut(Value),
 }
 
 impl Reply {
@@ -179,6 +182,7 @@ async fn serve(
                     headers: headers.clone(),
                     body: body.clone(),
                 },
+                Reply::Cut(body) => Reply::Cut(body.clone()),
                 Reply::Stream(pieces) => Reply::Stream(
                     pieces
                         .iter()
@@ -208,6 +212,15 @@ async fn serve(
             head.push_str("\r\n");
             let _ = stream.write_all(head.as_bytes()).await;
             let _ = stream.write_all(body.as_bytes()).await;
+        }
+        Reply::Cut(body) => {
+            let body = body.to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes()).await;
+            let _ = stream.write_all(&body.as_bytes()[..body.len() / 2]).await;
         }
         Reply::Stream(pieces) => {
             let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";

@@ -245,32 +245,29 @@ impl Anthropic {
             Some(_) => http::join(base, "messages"),
             None => http::join(base, "v1/messages"),
         };
-        let response = http::send(
-            || {
-                let mut builder = self
-                    .http
-                    .post(&url)
-                    .header("anthropic-version", API_VERSION)
-                    .header("content-type", "application/json")
-                    .body(body.clone());
-                if let Some(key) = &self.api_key {
-                    builder = builder.header("x-api-key", key);
-                }
-                if self.stream {
-                    builder = builder.header("accept", "text/event-stream");
-                }
-                builder
-            },
-            &self.retry,
-        )
-        .await?;
+        let build = || {
+            let mut builder = self
+                .http
+                .post(&url)
+                .header("anthropic-version", API_VERSION)
+                .header("content-type", "application/json")
+                .body(body.clone());
+            if let Some(key) = &self.api_key {
+                builder = builder.header("x-api-key", key);
+            }
+            if self.stream {
+                builder = builder.header("accept", "text/event-stream");
+            }
+            builder
+        };
         if self.stream {
+            let response = http::send(build, &self.retry, http::unread).await?;
             let mut stream = StreamState::default();
             http::read_events(response, |event| stream.event(event, events)).await?;
             stream.finish()
         } else {
-            let body = http::json_body(response).await?;
-            parse_response(&body)
+            let reply = http::send(build, &self.retry, reqwest::Response::bytes).await?;
+            parse_response(&http::json_body(&reply)?)
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Sending a request with retries, and reading the API's errors.
 
+use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
@@ -129,27 +130,53 @@ pub(crate) fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
 }
 
-/// `retry-after-ms` (OpenAI) or `retry-after` in seconds; an HTTP date is
-/// not read (backoff applies).
+/// `retry-after-ms` (OpenAI) or `retry-after`, in seconds or as an HTTP
+/// date (one already past asks for no wait).
 pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let read = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
-    let seconds = read("retry-after-ms")
-        .map(|ms| ms / 1000.0)
-        .or_else(|| read("retry-after"))?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(86_400.0)))
+    retry_after_at(headers, SystemTime::now())
 }
 
-/// Sends what `build` makes, retrying as `policy` says; returns a response
-/// with a success status, or the typed error.
-pub(crate) async fn send(
+/// [`retry_after`] as read at `now`.
+fn retry_after_at(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Option<Duration> {
+    // Anything longer is the same "too long" to a retry policy.
+    const DAY: Duration = Duration::from_secs(86_400);
+    let header = |name: &str| Some(headers.get(name)?.to_str().ok()?.trim());
+    let seconds = |text: &str| {
+        let seconds = text.parse::<f64>().ok()?;
+        (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(DAY.as_secs_f64())))
+    };
+    if let Some(wait) = header("retry-after-ms").and_then(|ms| seconds(ms)).map(|ms| ms / 1000) {
+        return Some(wait);
+    }
+    let value = header("retry-after")?;
+    seconds(value).or_else(|| {
+        let date = httpdate::parse_http_date(value).ok()?;
+        Some(date.duration_since(now).unwrap_or_default().min(DAY))
+    })
+}
+
+/// Sends what `build` makes and reads a successful response with `read`,
+/// retrying as `policy` says; returns what `read` made, or the typed error.
+///
+/// A connection failure is tried again, a body that breaks off while
+/// `read` reads it included (a stream that `read` hands on unread is the
+/// caller's to read: its events may already have been acted on).
+pub(crate) async fn send<T, R>(
     build: impl Fn() -> reqwest::RequestBuilder,
     policy: &RetryPolicy,
-) -> Result<reqwest::Response, ModelError> {
+    read: impl Fn(reqwest::Response) -> R,
+) -> Result<T, ModelError>
+where
+    R: Future<Output = Result<T, reqwest::Error>>,
+{
     let mut attempt = 0;
     loop {
         let last = attempt >= policy.max_retries;
-        match build().send().await {
-            Ok(response) if response.status().is_success() => return Ok(response),
+        let failure = match build().send().await {
+            Ok(response) if response.status().is_success() => match read(response).await {
+                Ok(value) => return Ok(value),
+                Err(failure) => failure,
+            },
             Ok(response) => {
                 let status = response.status().as_u16();
                 let wait = policy.delay(attempt, retry_after(response.headers()));
@@ -162,21 +189,43 @@ pub(crate) async fn send(
                 }
                 return Err(status_error(response).await);
             }
-            Err(error) if (error.is_connect() || error.is_request()) && !error.is_timeout() && !last => {
-                let wait = policy.delay(attempt, None).unwrap_or(policy.max_delay);
-                tracing::debug!(%error, ?wait, attempt, "model request failed to connect; retrying");
-                tokio::time::sleep(wait).await;
-                attempt += 1;
-            }
-            Err(error) => return Err(transport_error(error)),
+            Err(failure) => failure,
+        };
+        if !broke_off(&failure) || failure.is_timeout() || last {
+            return Err(transport_error(failure));
         }
+        let wait = policy.delay(attempt, None).unwrap_or(policy.max_delay);
+        tracing::debug!(error = %failure, ?wait, attempt, "model request failed on the way; retrying");
+        tokio::time::sleep(wait).await;
+        attempt += 1;
     }
+}
+
+/// A successful response as it is, for [`send`]: a stream the caller reads.
+pub(crate) async fn unread(response: reqwest::Response) -> Result<reqwest::Response, reqwest::Error> {
+    Ok(response)
+}
+
+/// Whether the connection failed or broke off: no connection was made, the
+/// request could not be sent, or a body ended early (reqwest reports that
+/// last as a decoding error caused by a body error).
+fn broke_off(error: &reqwest::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if let Some(error) = error.downcast_ref::<reqwest::Error>()
+            && (error.is_connect() || error.is_request() || error.is_body())
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 pub(crate) fn transport_error(error: reqwest::Error) -> ModelError {
     let kind = if error.is_timeout() {
         ModelErrorKind::Timeout
-    } else if error.is_connect() || error.is_request() || error.is_body() {
+    } else if broke_off(&error) {
         ModelErrorKind::Connection
     } else if error.is_decode() {
         ModelErrorKind::MalformedResponse
@@ -258,10 +307,9 @@ pub(crate) fn malformed(message: impl Into<String>) -> ModelError {
     ModelError::new(ModelErrorKind::MalformedResponse, message)
 }
 
-/// Reads a whole JSON body.
-pub(crate) async fn json_body(response: reqwest::Response) -> Result<Value, ModelError> {
-    let bytes = response.bytes().await.map_err(transport_error)?;
-    serde_json::from_slice(&bytes).map_err(|e| malformed(format!("the response is not JSON: {e}")))
+/// Reads a whole body as JSON.
+pub(crate) fn json_body(body: &[u8]) -> Result<Value, ModelError> {
+    serde_json::from_slice(body).map_err(|e| malformed(format!("the response is not JSON: {e}")))
 }
 
 /// Reads a stream of server-sent events, handing each to `on_event` as it
@@ -320,7 +368,21 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
         let mut date = reqwest::header::HeaderMap::new();
         date.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
-        assert_eq!(retry_after(&date), None);
+        let then = httpdate::parse_http_date("Wed, 21 Oct 2015 07:27:30 GMT").unwrap();
+        assert_eq!(retry_after_at(&date, then), Some(Duration::from_secs(30)));
+        // A date already past asks for no wait; one a year off, for a day.
+        assert_eq!(retry_after(&date), Some(Duration::ZERO));
+        let later = then - Duration::from_secs(365 * 86_400);
+        assert_eq!(retry_after_at(&date, later), Some(Duration::from_secs(86_400)));
+        // The obsolete forms HTTP still asks recipients to read.
+        date.insert("retry-after", "Wednesday, 21-Oct-15 07:28:00 GMT".parse().unwrap());
+        assert_eq!(retry_after_at(&date, then), Some(Duration::from_secs(30)));
+        date.insert("retry-after", "Wed Oct 21 07:28:00 2015".parse().unwrap());
+        assert_eq!(retry_after_at(&date, then), Some(Duration::from_secs(30)));
+        for junk in ["soon", "-1", "NaN", "Wed, 32 Oct 2015 07:28:00 GMT"] {
+            date.insert("retry-after", junk.parse().unwrap());
+            assert_eq!(retry_after_at(&date, then), None, "{junk}");
+        }
     }
 
     #[test]

@@ -223,27 +223,25 @@ impl OpenAi {
     ) -> Result<ModelResponse, ModelError> {
         let body = http::encode_body(&self.request_body(&request), request.tools)?;
         let url = http::join(&self.base_url, "chat/completions");
-        let response = http::send(
-            || {
-                let mut builder = self
-                    .http
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .body(body.clone());
-                if let Some(key) = &self.api_key {
-                    builder = builder.bearer_auth(key);
-                }
-                builder
-            },
-            &self.retry,
-        )
-        .await?;
+        let build = || {
+            let mut builder = self
+                .http
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(body.clone());
+            if let Some(key) = &self.api_key {
+                builder = builder.bearer_auth(key);
+            }
+            builder
+        };
         if self.stream {
+            let response = http::send(build, &self.retry, http::unread).await?;
             let mut stream = StreamState::default();
             http::read_events(response, |event| stream.event(&event.data, events)).await?;
             stream.finish(events)
         } else {
-            parse_response(&http::json_body(response).await?)
+            let reply = http::send(build, &self.retry, reqwest::Response::bytes).await?;
+            parse_response(&http::json_body(&reply)?)
         }
     }
 }
