@@ -833,3 +833,31 @@ async fn a_body_that_breaks_off_is_a_connection_failure_tried_again() {
     assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Connection);
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn a_forced_tool_choice_gives_way_to_auto_once_tools_have_answered() {
+    let server = Server::start(
+        vec![
+            Reply::ok(anthropic_tool_use("Adding.", &[("t1", "add", json!({"a": 1, "b": 2}))])),
+            Reply::ok(anthropic_text("3")),
+        ],
+        false,
+    )
+    .await;
+    let model = client(&server, false).tool_choice(tool_runtime::model::ToolChoice::Any);
+    let outcome = Agent::new(model, registry()).run("Add 1 and 2").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let requests = server.requests();
+    assert_eq!(requests[0].body["tool_choice"], json!({"type": "any"}));
+    assert_eq!(requests[1].body["tool_choice"], json!({"type": "auto"}));
+    // A new question of the same conversation is forced again.
+    let server = Server::start(vec![Reply::ok(anthropic_text("Later."))], false).await;
+    let model = client(&server, false).tool_choice(tool_runtime::model::ToolChoice::Tool("add".into()));
+    let mut transcript = outcome.transcript;
+    transcript.push(tool_runtime::model::Message::user("And now?"));
+    let outcome = Agent::new(model, registry())
+        .run_cancellable(transcript, &Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.requests()[0].body["tool_choice"], json!({"type": "tool", "name": "add"}));
+}

@@ -132,7 +132,8 @@ impl Anthropic {
         self
     }
 
-    /// How the model may use tools.
+    /// How the model may use tools; a forced choice is sent only on a turn
+    /// that answers a user's message (see [`ToolChoice`]).
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
         self.tool_choice = Some(choice);
         self
@@ -205,7 +206,7 @@ impl Anthropic {
             }
             body.insert("tools".into(), Value::Array(tools));
             if let Some(choice) = &self.tool_choice {
-                body.insert("tool_choice".into(), tool_choice_json(choice));
+                body.insert("tool_choice".into(), tool_choice_json(&request.tool_choice(choice)));
             }
         }
         let mut put = |key: &str, value: Option<Value>| {

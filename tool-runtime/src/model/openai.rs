@@ -129,7 +129,9 @@ impl OpenAi {
         self
     }
 
-    /// How the model may use tools (`Any` is sent as `required`).
+    /// How the model may use tools (`Any` is sent as `required`); a forced
+    /// choice is sent only on a turn that answers a user's message (see
+    /// [`ToolChoice`]).
     pub fn tool_choice(mut self, choice: ToolChoice) -> Self {
         self.tool_choice = Some(choice);
         self
@@ -184,7 +186,7 @@ impl OpenAi {
             let tools: Vec<Value> = request.tools.iter().map(|t| crate::format::render(t, format)).collect();
             body.insert("tools".into(), Value::Array(tools));
             if let Some(choice) = &self.tool_choice {
-                let choice = match choice {
+                let choice = match request.tool_choice(choice) {
                     ToolChoice::Auto => json!("auto"),
                     ToolChoice::Any => json!("required"),
                     ToolChoice::None => json!("none"),

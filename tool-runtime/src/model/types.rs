@@ -272,7 +272,12 @@ pub enum ModelStop {
     Other(String),
 }
 
-/// How the model may use tools this turn.
+/// How the model may use tools.
+///
+/// A forced choice (`Any`, `Tool`) holds for a turn that answers a user's
+/// message; a turn that answers tool results is sent `Auto`, so the model
+/// can end the run with text (forced on every turn, a run could only end
+/// at a limit). `None` holds on every turn.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolChoice {
@@ -304,6 +309,22 @@ impl<'a> ModelRequest<'a> {
     /// A request of these messages and tools.
     pub fn new(messages: &'a [Message], tools: &'a [&'a ToolDefinition]) -> Self {
         ModelRequest { messages, tools }
+    }
+
+    /// The tool choice this turn is sent, given the client's `choice` (see
+    /// [`ToolChoice`]): `Auto` in place of a forced one when the last
+    /// message carries tool results.
+    pub(crate) fn tool_choice(&self, choice: &ToolChoice) -> ToolChoice {
+        let forced = matches!(choice, ToolChoice::Any | ToolChoice::Tool(_));
+        let answers_results = self
+            .messages
+            .last()
+            .is_some_and(|last| last.role == Role::User && last.tool_results().next().is_some());
+        if forced && answers_results {
+            ToolChoice::Auto
+        } else {
+            choice.clone()
+        }
     }
 }
 
