@@ -558,3 +558,57 @@ async fn an_unreadable_answer_does_not_restart_a_live_server() {
     assert_eq!(log.lines(), 1, "started once");
     mounts.close().await;
 }
+
+/// Schemas a provider refuses as a remote server wrote them: a root union
+/// (the Anthropic API refuses every request whose tools have one) is folded
+/// into one object, and free-form objects keep a plain definition where a
+/// strict one would be refused. Arguments still bind and coerce.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn remote_schemas_are_made_acceptable_to_every_provider() {
+    let (config, _log) = odd_server("shapes");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    for format in Format::ALL {
+        let definitions = registry.definitions(*format, &Selection::all()).to_json();
+        let text = definitions.to_string();
+        // Gemini's declarations come in one tool object.
+        let tools = definitions
+            .as_array()
+            .or_else(|| definitions["functionDeclarations"].as_array());
+        for tool in tools.unwrap_or_else(|| panic!("{format:?}: {text}")) {
+            let schema = ["input_schema", "parameters", "inputSchema"]
+                .iter()
+                .find_map(|key| {
+                    tool.get(*key)
+                        .or_else(|| tool.get("function").and_then(|f| f.get(*key)))
+                })
+                .unwrap_or_else(|| panic!("{format:?}: no schema in {tool}"));
+            for union in ["anyOf", "oneOf", "allOf"] {
+                assert!(schema.get(union).is_none(), "{format:?}: root {union} in {text}");
+            }
+            // Gemini writes its types in capitals.
+            let ty = schema["type"].as_str().map(str::to_ascii_lowercase);
+            assert_eq!(ty.as_deref(), Some("object"), "{format:?}: {text}");
+            let strict = tool
+                .get("strict")
+                .or_else(|| tool.get("function").and_then(|f| f.get("strict")));
+            let name = tool.get("name").or_else(|| tool["function"].get("name")).unwrap();
+            if name == "odd__store" {
+                assert_ne!(
+                    strict,
+                    Some(&json!(true)),
+                    "{format:?}: a free-form object made strict: {tool}"
+                );
+            }
+        }
+    }
+    // The folded schema binds: `"7"` reaches the remote integer as 7.
+    let result = registry.call("odd__pick", json!({"id": "7", "depth": 1})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), r#"{"depth": 1, "id": 7}"#);
+    assert_eq!(result.warnings.len(), 1, "{:?}", result.warnings);
+    let result = registry.call("odd__pick", json!({"path": "a/b"})).await;
+    assert!(result.is_error, "{}", result.text());
+    assert!(result.text().contains("depth"), "{}", result.text());
+    mounts.close().await;
+}

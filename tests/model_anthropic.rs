@@ -859,5 +859,8 @@ async fn a_forced_tool_choice_gives_way_to_auto_once_tools_have_answered() {
         .run_cancellable(transcript, &Cancellation::new())
         .await;
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
-    assert_eq!(server.requests()[0].body["tool_choice"], json!({"type": "tool", "name": "add"}));
+    assert_eq!(
+        server.requests()[0].body["tool_choice"],
+        json!({"type": "tool", "name": "add"})
+    );
 }

@@ -3,6 +3,10 @@
     mcp_odd_server.py endless LOG   every tools/list page names a next page
     mcp_odd_server.py odd LOG       one tool, whose result has a content
                                     block of a type no revision defines
+    mcp_odd_server.py shapes LOG    tools whose schemas providers refuse as
+                                    written (a root union, free-form
+                                    objects); each call answers with its
+                                    arguments as JSON text
 
 Each `initialize` appends a line to LOG, so a test can count the server's
 starts.
@@ -21,6 +25,26 @@ def send(message):
 
 TOOL = {"name": "t", "description": "A tool.", "inputSchema": {"type": "object", "properties": {}}}
 
+SHAPES = [
+    {"name": "pick", "description": "Pick a resource.", "inputSchema": {
+        "type": "object",
+        "oneOf": [
+            {"type": "object", "properties": {"id": {"type": "integer"}, "depth": {"type": "integer"}},
+             "required": ["id", "depth"], "additionalProperties": False},
+            {"type": "object", "properties": {"path": {"type": "string"}, "depth": {"type": "integer"}},
+             "required": ["path", "depth"], "additionalProperties": False},
+        ],
+    }},
+    {"name": "store", "description": "Store a record.", "inputSchema": {
+        "type": "object",
+        "properties": {
+            "record": {"type": "object", "additionalProperties": True},
+            "meta": {"type": "object"},
+        },
+        "required": ["record"],
+    }},
+]
+
 for line in sys.stdin:
     message = json.loads(line)
     method, id_ = message.get("method"), message.get("id")
@@ -36,10 +60,14 @@ for line in sys.stdin:
         }})
     elif method == "tools/list":
         cursor = (message.get("params") or {}).get("cursor") or "0"
-        page = {"tools": [dict(TOOL, name="t" + cursor)] if mode == "endless" else [TOOL]}
+        tools = {"endless": [dict(TOOL, name="t" + cursor)], "shapes": SHAPES}.get(mode, [TOOL])
+        page = {"tools": tools}
         if mode == "endless":
             page["nextCursor"] = str(int(cursor) + 1)
         send({"jsonrpc": "2.0", "id": id_, "result": page})
+    elif method == "tools/call" and mode == "shapes":
+        arguments = json.dumps(message["params"].get("arguments"), sort_keys=True)
+        send({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": arguments}]}})
     elif method == "tools/call":
         send({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "hologram", "frames": 3}]}})
     else:

@@ -58,25 +58,49 @@ pub const ANTHROPIC: StrictRules = StrictRules {
     knows_uri: true,
 };
 
-/// Whether strict mode can express `schema`: it cannot a free-form map
-/// (`additionalProperties` with a schema, where strict mode demands `false`)
-/// nor a value of any type (no `type`). Such a tool keeps its plain
-/// definition in a strict request, without `strict: true`.
+/// Whether strict mode can express `schema`. It cannot a free-form object
+/// (no `properties`, or `additionalProperties` that is not `false`: strict
+/// mode demands `false`), a value of any type (no `type`), a list of
+/// anything (no `items`), nor `oneOf`, `allOf`, `not`, `if` or
+/// `prefixItems`; an `anyOf` is expressible when each member is. Such a
+/// tool keeps its plain definition in a strict request, without
+/// `strict: true`. (A mounted tool's schema can hold any of these.)
 pub fn expressible(schema: &Value) -> bool {
+    // `true` (any value) and `false` (none) have no strict form.
     let Value::Object(node) = schema else {
-        return true;
+        return false;
     };
-    if !node.contains_key("type") && !node.contains_key("enum") {
+    const UNSUPPORTED: &[&str] = &["oneOf", "allOf", "not", "if", "prefixItems", "patternProperties"];
+    if UNSUPPORTED.iter().any(|key| node.contains_key(*key)) {
         return false;
     }
-    if node.get("additionalProperties").is_some_and(Value::is_object) {
+    if let Some(members) = node.get("anyOf") {
+        return matches!(members, Value::Array(members) if !members.is_empty() && members.iter().all(expressible));
+    }
+    if !node.contains_key("type") && !node.contains_key("enum") && !node.contains_key("const") {
         return false;
     }
-    let properties_ok = match node.get("properties") {
-        Some(Value::Object(properties)) => properties.values().all(expressible),
-        _ => true,
+    let is = |ty: &str| match node.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(types)) => types.iter().any(|t| t == ty),
+        _ => false,
     };
-    properties_ok && node.get("items").is_none_or(expressible)
+    if is("object") {
+        let closed = node
+            .get("additionalProperties")
+            .is_none_or(|a| *a == Value::Bool(false));
+        let properties_ok = match node.get("properties") {
+            Some(Value::Object(properties)) => properties.values().all(expressible),
+            _ => false,
+        };
+        if !(closed && properties_ok) {
+            return false;
+        }
+    }
+    if is("array") && !node.get("items").is_some_and(expressible) {
+        return false;
+    }
+    true
 }
 
 /// The strict form of `schema`, with what `rules` rejects folded into
@@ -119,14 +143,25 @@ fn rewrite(schema: &mut Value, rules: &StrictRules) {
     if let Some(items) = node.get_mut("items") {
         rewrite(items, rules);
     }
-    if let Some(values @ Value::Object(_)) = node.get_mut("additionalProperties") {
-        rewrite(values, rules);
+    if let Some(Value::Array(members)) = node.get_mut("anyOf") {
+        members.iter_mut().for_each(|member| rewrite(member, rules));
     }
 }
 
+/// Lets an optional property, now required, be `null`: its type, its
+/// listed values, or a member of its union.
 fn make_nullable(property: &mut Value) {
-    if let Value::Object(node) = property {
-        crate::schema::make_nullable(node);
+    let Value::Object(node) = property else {
+        return;
+    };
+    match node.get_mut("anyOf") {
+        Some(Value::Array(members)) => {
+            let null = serde_json::json!({"type": "null"});
+            if !members.contains(&null) {
+                members.push(null);
+            }
+        }
+        _ => crate::schema::make_nullable(node),
     }
 }
 
@@ -239,6 +274,56 @@ mod tests {
         assert!(!expressible(&any));
         let nested = json!({"type": "object", "properties": {"l": {"type": "array", "items": {"description": "x"}}}});
         assert!(!expressible(&nested));
+    }
+
+    #[test]
+    fn free_form_objects_and_unsupported_keywords_cannot_be_strict() {
+        let tool = |property: Value| json!({"type": "object", "properties": {"p": property}});
+        // What a mounted tool's schema may hold (pydantic writes `dict` as
+        // an object with `additionalProperties: true`).
+        for property in [
+            json!({"type": "object"}),
+            json!({"type": "object", "additionalProperties": true}),
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true}),
+            json!({"type": ["object", "null"]}),
+            json!({"type": "array"}),
+            json!(true),
+            json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
+            json!({"type": "string", "not": {"const": "x"}}),
+            json!({"anyOf": [{"type": "string"}, {"description": "anything"}]}),
+            json!({"anyOf": []}),
+        ] {
+            assert!(!expressible(&tool(property.clone())), "{property}");
+        }
+        for property in [
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            json!({"const": "x"}),
+        ] {
+            assert!(expressible(&tool(property.clone())), "{property}");
+        }
+    }
+
+    #[test]
+    fn a_union_is_rewritten_member_by_member_and_made_nullable_as_a_union() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"target": {"anyOf": [
+                {"type": "string", "maxLength": 9},
+                {"type": "object", "properties": {"id": {"type": "integer"}}},
+            ]}},
+        });
+        assert!(expressible(&schema));
+        let strict = strict_schema(&schema, &OPENAI);
+        assert_eq!(
+            strict["properties"]["target"],
+            json!({"anyOf": [
+                {"type": "string", "description": "(at most 9 characters)"},
+                {"type": "object", "properties": {"id": {"type": ["integer", "null"]}}, "required": ["id"], "additionalProperties": false},
+                {"type": "null"},
+            ]})
+        );
+        assert_eq!(strict["required"], json!(["target"]));
     }
 
     #[test]

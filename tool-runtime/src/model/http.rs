@@ -145,7 +145,7 @@ fn retry_after_at(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Opti
         let seconds = text.parse::<f64>().ok()?;
         (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(DAY.as_secs_f64())))
     };
-    if let Some(wait) = header("retry-after-ms").and_then(|ms| seconds(ms)).map(|ms| ms / 1000) {
+    if let Some(wait) = header("retry-after-ms").and_then(&seconds).map(|ms| ms / 1000) {
         return Some(wait);
     }
     let value = header("retry-after")?;

@@ -9,7 +9,9 @@
 //! `minItems`/`maxItems`, `uniqueItems`, `additionalProperties`,
 //! `anyOf`/`oneOf` with a `null` member (read as nullable, or optional for a
 //! property that is not required), `default`, `description`, and local
-//! `$ref`s (`#/$defs/...`, `#/definitions/...`), which are inlined. A value
+//! `$ref`s (`#/$defs/...`, `#/definitions/...`), which are inlined. A root
+//! `anyOf`, `oneOf` or `allOf` of objects is folded into the root object
+//! (see [`flatten_root_union`]). A value
 //! whose schema uses anything else is bound as any JSON value: it passes to
 //! the remote tool unchanged, and its schema fragment is kept as written.
 //!
@@ -50,6 +52,7 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
     };
     let mut schema = inline(input_schema, input_schema, 0, &mut state);
     if let Value::Object(node) = &mut schema {
+        flatten_root_union(node);
         if !node.contains_key("type") {
             node.insert("type".into(), Value::from("object"));
         }
@@ -407,6 +410,113 @@ fn for_providers(node: &mut Value) {
     }
 }
 
+/// Folds a root `anyOf`, `oneOf` or `allOf` of object schemas into the
+/// root object, which the Anthropic API demands (it refuses every request
+/// whose tools have such a root) and strict modes need: the members'
+/// properties are merged (one defined differently by two members becomes
+/// an `anyOf` of its definitions), and `required` keeps what every member
+/// of a union requires, or what any member of `allOf` does. What a union
+/// asked for is said in the description. The remote server still checks
+/// the whole schema; the binder checks the merged one, which accepts every
+/// argument object one member accepts.
+fn flatten_root_union(root: &mut Map<String, Value>) {
+    for key in ["allOf", "anyOf", "oneOf"] {
+        let Some(Value::Array(members)) = root.remove(key) else {
+            continue;
+        };
+        let members: Vec<Map<String, Value>> = members
+            .into_iter()
+            .filter(|member| !is_null_schema(member))
+            .filter_map(|member| match member {
+                Value::Object(member) => Some(member),
+                _ => None,
+            })
+            .collect();
+        let all = key == "allOf";
+        let required_of = |member: &Map<String, Value>| -> Vec<String> {
+            match member.get("required") {
+                Some(Value::Array(names)) => names.iter().filter_map(|n| n.as_str().map(str::to_owned)).collect(),
+                _ => Vec::new(),
+            }
+        };
+        let mut required = required_of(root);
+        let mut shared: Option<Vec<String>> = None;
+        let mut forms = Vec::new();
+        let mut closed = !members.is_empty();
+        for member in &members {
+            if let Some(Value::Object(properties)) = member.get("properties") {
+                let merged = root.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(merged) = merged {
+                    for (name, schema) in properties {
+                        merge_property(merged, name, schema);
+                    }
+                }
+            }
+            let names = required_of(member);
+            if all {
+                required.extend(names);
+            } else {
+                shared = Some(match shared {
+                    None => names.clone(),
+                    Some(shared) => shared.into_iter().filter(|n| names.contains(n)).collect(),
+                });
+                forms.push(names);
+            }
+            closed &= member.get("additionalProperties") == Some(&Value::Bool(false));
+        }
+        required.extend(shared.unwrap_or_default());
+        let mut seen = std::collections::HashSet::new();
+        required.retain(|name| seen.insert(name.clone()));
+        if !required.is_empty() {
+            root.insert("required".into(), required.into_iter().map(Value::String).collect());
+        }
+        if !all && closed && !root.contains_key("additionalProperties") {
+            root.insert("additionalProperties".into(), Value::Bool(false));
+        }
+        if !all && forms.iter().any(|names| !names.is_empty()) {
+            let forms: Vec<String> = forms
+                .iter()
+                .map(|names| match names.as_slice() {
+                    [] => "any of the parameters".to_owned(),
+                    names => names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                })
+                .collect();
+            let note = format!("Give one of these sets of parameters: {}.", forms.join("; or "));
+            let description = match root.get("description").and_then(Value::as_str) {
+                Some(text) if !text.is_empty() => format!("{text} {note}"),
+                _ => note,
+            };
+            root.insert("description".into(), Value::String(description));
+        }
+    }
+}
+
+/// Adds a member's definition of property `name` to the merged ones: the
+/// same definition once, different ones as an `anyOf` of them.
+fn merge_property(merged: &mut Map<String, Value>, name: &str, schema: &Value) {
+    match merged.get_mut(name) {
+        None => {
+            merged.insert(name.to_owned(), schema.clone());
+        }
+        Some(existing) if existing == schema => {}
+        Some(existing) => {
+            let mut definitions = match existing.take() {
+                Value::Object(mut node) if node.len() == 1 && matches!(node.get("anyOf"), Some(Value::Array(_))) => {
+                    match node.remove("anyOf") {
+                        Some(Value::Array(definitions)) => definitions,
+                        _ => unreachable!("checked above"),
+                    }
+                }
+                other => vec![other],
+            };
+            if !definitions.contains(schema) {
+                definitions.push(schema.clone());
+            }
+            *existing = serde_json::json!({ "anyOf": definitions });
+        }
+    }
+}
+
 fn is_dropped(key: &str) -> bool {
     matches!(key, "$schema" | "$defs" | "definitions" | "title" | "$id" | "$comment")
 }
@@ -464,6 +574,64 @@ mod tests {
 
     use super::*;
     use crate::bind::{BindMode, normalize};
+
+    #[test]
+    fn a_root_union_is_folded_into_one_object() {
+        // Exactly one of two keys (zod's `z.union` of objects), one key
+        // defined differently by the two, and what both require.
+        let schema = json!({
+            "type": "object",
+            "description": "Find a resource.",
+            "oneOf": [
+                {"type": "object", "properties": {"id": {"type": "integer"}, "ref": {"type": "string"}, "depth": {"type": "integer"}},
+                 "required": ["id", "depth"], "additionalProperties": false},
+                {"type": "object", "properties": {"path": {"type": "string"}, "ref": {"type": "integer"}, "depth": {"type": "integer"}},
+                 "required": ["path", "depth"], "additionalProperties": false},
+            ],
+        });
+        let imported = import_input_schema(&schema);
+        let out = &imported.schema;
+        assert!(out.get("oneOf").is_none(), "{out}");
+        assert_eq!(out["required"], json!(["depth"]));
+        assert_eq!(out["additionalProperties"], json!(false));
+        assert_eq!(
+            out["properties"]["ref"],
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})
+        );
+        assert_eq!(
+            out["description"],
+            json!("Find a resource. Give one of these sets of parameters: `id`, `depth`; or `path`, `depth`.")
+        );
+        // Each member's arguments bind, and a remote integer is coerced.
+        for args in [
+            json!({"id": "7", "depth": 1}),
+            json!({"path": "a/b", "depth": 2, "ref": 3}),
+        ] {
+            let mut args = args.as_object().unwrap().clone();
+            let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+            assert!(report.errors.is_empty(), "{:?}", report.errors);
+        }
+        let mut args = json!({"id": "7", "depth": 1}).as_object().unwrap().clone();
+        normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert_eq!(args["id"], json!(7));
+        let mut args = json!({"id": 7}).as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert_eq!(report.errors[0].code_path(), "missing_required:depth");
+
+        // "At least one of" over the root's own properties: nothing more
+        // is required. `allOf` requires what any member does.
+        let schema = json!({
+            "type": "object",
+            "properties": {"version": {"type": "string"}, "from": {"type": "string"}},
+            "anyOf": [{"required": ["version"]}, {"required": ["from"]}],
+            "allOf": [{"properties": {"limit": {"type": "integer"}}, "required": ["limit"]}],
+        });
+        let out = import_input_schema(&schema).schema;
+        assert!(out.get("anyOf").is_none() && out.get("allOf").is_none(), "{out}");
+        assert_eq!(out["required"], json!(["limit"]));
+        assert_eq!(out["properties"]["limit"], json!({"type": "integer"}));
+        assert!(out.get("additionalProperties").is_none(), "{out}");
+    }
 
     #[test]
     fn pydantic_schema_is_inlined_and_read() {
