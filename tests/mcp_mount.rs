@@ -612,3 +612,53 @@ async fn remote_schemas_are_made_acceptable_to_every_provider() {
     assert!(result.text().contains("depth"), "{}", result.text());
     mounts.close().await;
 }
+
+/// A registry that holds mounted tools and is itself served over MCP
+/// announces `tools.listChanged`, and tells its client when a mounted
+/// server's set changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_registry_passes_a_mounted_server_s_change_on() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+    let python = python();
+    let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
+    let (registry, mounts) = mount(config).await;
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    tokio::spawn(tool_runtime::mcp::McpServer::new(registry).serve(server_read, server_write));
+    let (read, mut write) = tokio::io::split(ours);
+    let mut read = BufReader::new(read);
+    let mut send = async |message: Value| {
+        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+    .await;
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "py__grow", "arguments": {}}}))
+        .await;
+    let mut seen = Vec::new();
+    let changed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let mut line = String::new();
+            assert_ne!(
+                read.read_line(&mut line).await.unwrap(),
+                0,
+                "the server closed: {seen:?}"
+            );
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["method"] == "notifications/tools/list_changed" {
+                return;
+            }
+            seen.push(message);
+        }
+    })
+    .await;
+    assert!(changed.is_ok(), "told of the change within 30 s: {seen:?}");
+    assert_eq!(
+        seen[0]["result"]["capabilities"]["tools"]["listChanged"],
+        json!(true),
+        "{seen:?}"
+    );
+    mounts.close().await;
+}

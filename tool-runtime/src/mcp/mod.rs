@@ -3,7 +3,8 @@
 //! ([`McpServer`]), and mount other servers' tools into a registry
 //! ([`McpMounts`], from an [`McpConfig`]; over stdio, streamable HTTP at
 //! `http://` or `https://`, or the legacy HTTP+SSE transport), where each
-//! server's set follows its `tools/list_changed`.
+//! server's set follows its `tools/list_changed` (and a served registry
+//! passes such a change on to its own clients).
 //!
 //! rmcp's types stay inside this module: the API speaks in the runtime's
 //! own types and `serde_json::Value`.

@@ -8,7 +8,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
@@ -298,6 +298,10 @@ impl Inner {
     }
 }
 
+/// How often a connection told of tool changes is checked for having
+/// closed, when no change comes.
+const CLOSED_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
+
 fn invalid_params(message: String) -> ErrorData {
     ErrorData::invalid_params(message, None)
 }
@@ -305,12 +309,49 @@ fn invalid_params(message: String) -> ErrorData {
 impl rmcp::ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
         let inner = &self.0.inner;
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // A set that changes on its own (mounted servers') is announced.
+        let capabilities = if inner.registry.has_groups() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(inner.name.clone(), inner.version.clone()));
         match &inner.instructions {
             Some(text) => info.with_instructions(text.clone()),
             None => info,
         }
+    }
+
+    /// Once a client is ready, it is told each time a mounted server's
+    /// tools change, until its connection ends (found closed at the next
+    /// change or check) or the registry is gone.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let registry = &self.0.inner.registry;
+        if !registry.has_groups() {
+            return;
+        }
+        let mut changes = registry.group_changes();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    () = tokio::time::sleep(CLOSED_CHECK) => {
+                        if peer.is_transport_closed() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
     }
 
     async fn list_tools(

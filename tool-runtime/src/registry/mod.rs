@@ -61,6 +61,9 @@ pub struct ToolRegistry {
     /// Tools whose set changes on its own (mounted MCP servers'), after the
     /// registered ones, in the order they were added.
     groups: Vec<Arc<ToolGroup>>,
+    /// Counts the groups' changes of set; whoever serves the registry
+    /// watches it to tell its clients.
+    group_changes: tokio::sync::watch::Sender<u64>,
     pub(crate) states: StateMap,
     pub(crate) settings: Settings,
     /// Concurrent calls hold it shared, `sequential` tools exclusively, so a
@@ -192,6 +195,7 @@ impl ToolRegistry {
             entries: Vec::new(),
             index: HashMap::default(),
             groups: Vec::new(),
+            group_changes: tokio::sync::watch::Sender::new(0),
             states: StateMap::default(),
             settings: Settings {
                 mode: BindMode::Lenient,
@@ -354,8 +358,21 @@ impl ToolRegistry {
         {
             return Err(RegistryError::DuplicateName(taken.to_owned()));
         }
+        group.report_changes_to(self.group_changes.clone());
         self.groups.push(group);
         Ok(())
+    }
+
+    /// Whether some tools' set changes on its own (a mounted server's).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn has_groups(&self) -> bool {
+        !self.groups.is_empty()
+    }
+
+    /// Marks a change whenever a group's set is replaced.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn group_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.group_changes.subscribe()
     }
 
     /// The tool of this name, registered or mounted.

@@ -22,6 +22,8 @@ use crate::tool::{Tool, is_valid_tool_name};
 /// the tools registered with it).
 pub(crate) struct ToolGroup {
     current: Mutex<Arc<Snapshot>>,
+    /// Counts each replacement, once the group is in a registry.
+    changes: OnceLock<tokio::sync::watch::Sender<u64>>,
     /// What replaces the set (a server's connection), kept alive while the
     /// registry holds the group, even when the set is empty.
     _source: Arc<dyn Any + Send + Sync>,
@@ -49,6 +51,7 @@ impl ToolGroup {
     pub(crate) fn new(tools: Vec<Arc<dyn Tool>>, source: Arc<dyn Any + Send + Sync>) -> Arc<Self> {
         Arc::new(ToolGroup {
             current: Mutex::new(Arc::new(Snapshot::new(tools))),
+            changes: OnceLock::new(),
             _source: source,
         })
     }
@@ -58,6 +61,15 @@ impl ToolGroup {
     pub(crate) fn replace(&self, tools: Vec<Arc<dyn Tool>>) {
         let snapshot = Arc::new(Snapshot::new(tools));
         *self.current.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = snapshot;
+        if let Some(changes) = self.changes.get() {
+            changes.send_modify(|count| *count = count.wrapping_add(1));
+        }
+    }
+
+    /// Has each later [`replace`](Self::replace) counted on `changes` (the
+    /// registry's, which its servers watch).
+    pub(crate) fn report_changes_to(&self, changes: tokio::sync::watch::Sender<u64>) {
+        let _ = self.changes.set(changes);
     }
 
     /// The current set.
