@@ -60,24 +60,30 @@ pub const ANTHROPIC: StrictRules = StrictRules {
 
 /// Whether strict mode can express `schema`. It cannot a free-form object
 /// (no `properties`, or `additionalProperties` that is not `false`: strict
-/// mode demands `false`), a value of any type (no `type`), a list of
-/// anything (no `items`), nor `oneOf`, `allOf`, `not`, `if` or
-/// `prefixItems`; an `anyOf` is expressible when each member is. Such a
-/// tool keeps its plain definition in a strict request, without
-/// `strict: true`. (A mounted tool's schema can hold any of these.)
+/// mode demands `false`), a value of any type (no `type` or `enum`), a
+/// list of anything (no `items`), nor `anyOf`, `oneOf`, `allOf`, `not`, `if`
+/// or `prefixItems` (a union's optional property would take the `null` a
+/// strict model sends as a value). Such a tool keeps its plain definition
+/// in a strict request, without `strict: true`. (A mounted tool's schema
+/// can hold any of these.)
 pub fn expressible(schema: &Value) -> bool {
     // `true` (any value) and `false` (none) have no strict form.
     let Value::Object(node) = schema else {
         return false;
     };
-    const UNSUPPORTED: &[&str] = &["oneOf", "allOf", "not", "if", "prefixItems", "patternProperties"];
+    const UNSUPPORTED: &[&str] = &[
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "prefixItems",
+        "patternProperties",
+    ];
     if UNSUPPORTED.iter().any(|key| node.contains_key(*key)) {
         return false;
     }
-    if let Some(members) = node.get("anyOf") {
-        return matches!(members, Value::Array(members) if !members.is_empty() && members.iter().all(expressible));
-    }
-    if !node.contains_key("type") && !node.contains_key("enum") && !node.contains_key("const") {
+    if !node.contains_key("type") && !node.contains_key("enum") {
         return false;
     }
     let is = |ty: &str| match node.get("type") {
@@ -143,25 +149,11 @@ fn rewrite(schema: &mut Value, rules: &StrictRules) {
     if let Some(items) = node.get_mut("items") {
         rewrite(items, rules);
     }
-    if let Some(Value::Array(members)) = node.get_mut("anyOf") {
-        members.iter_mut().for_each(|member| rewrite(member, rules));
-    }
 }
 
-/// Lets an optional property, now required, be `null`: its type, its
-/// listed values, or a member of its union.
 fn make_nullable(property: &mut Value) {
-    let Value::Object(node) = property else {
-        return;
-    };
-    match node.get_mut("anyOf") {
-        Some(Value::Array(members)) => {
-            let null = serde_json::json!({"type": "null"});
-            if !members.contains(&null) {
-                members.push(null);
-            }
-        }
-        _ => crate::schema::make_nullable(node),
+    if let Value::Object(node) = property {
+        crate::schema::make_nullable(node);
     }
 }
 
@@ -290,40 +282,19 @@ mod tests {
             json!(true),
             json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
             json!({"type": "string", "not": {"const": "x"}}),
-            json!({"anyOf": [{"type": "string"}, {"description": "anything"}]}),
-            json!({"anyOf": []}),
+            // A union's optional property would take a strict model's `null`.
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+            json!({"const": "x"}),
         ] {
             assert!(!expressible(&tool(property.clone())), "{property}");
         }
         for property in [
             json!({"type": "object", "properties": {"a": {"type": "string"}}}),
-            json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
-            json!({"const": "x"}),
+            json!({"type": "array", "items": {"type": "string"}}),
+            json!({"enum": ["a", "b"]}),
         ] {
             assert!(expressible(&tool(property.clone())), "{property}");
         }
-    }
-
-    #[test]
-    fn a_union_is_rewritten_member_by_member_and_made_nullable_as_a_union() {
-        let schema = json!({
-            "type": "object",
-            "properties": {"target": {"anyOf": [
-                {"type": "string", "maxLength": 9},
-                {"type": "object", "properties": {"id": {"type": "integer"}}},
-            ]}},
-        });
-        assert!(expressible(&schema));
-        let strict = strict_schema(&schema, &OPENAI);
-        assert_eq!(
-            strict["properties"]["target"],
-            json!({"anyOf": [
-                {"type": "string", "description": "(at most 9 characters)"},
-                {"type": "object", "properties": {"id": {"type": ["integer", "null"]}}, "required": ["id"], "additionalProperties": false},
-                {"type": "null"},
-            ]})
-        );
-        assert_eq!(strict["required"], json!(["target"]));
     }
 
     #[test]

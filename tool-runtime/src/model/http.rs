@@ -141,15 +141,16 @@ fn retry_after_at(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Opti
     // Anything longer is the same "too long" to a retry policy.
     const DAY: Duration = Duration::from_secs(86_400);
     let header = |name: &str| Some(headers.get(name)?.to_str().ok()?.trim());
-    let seconds = |text: &str| {
-        let seconds = text.parse::<f64>().ok()?;
+    // A number of units, `per_second` of them to the second; at most a day.
+    let count = |text: &str, per_second: f64| {
+        let seconds = text.parse::<f64>().ok()? / per_second;
         (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(DAY.as_secs_f64())))
     };
-    if let Some(wait) = header("retry-after-ms").and_then(&seconds).map(|ms| ms / 1000) {
+    if let Some(wait) = header("retry-after-ms").and_then(|ms| count(ms, 1000.0)) {
         return Some(wait);
     }
     let value = header("retry-after")?;
-    seconds(value).or_else(|| {
+    count(value, 1.0).or_else(|| {
         let date = httpdate::parse_http_date(value).ok()?;
         Some(date.duration_since(now).unwrap_or_default().min(DAY))
     })
@@ -366,6 +367,9 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
         headers.insert("retry-after-ms", "250".parse().unwrap());
         assert_eq!(retry_after(&headers), Some(Duration::from_millis(250)));
+        // More than a day is a day, in milliseconds too.
+        headers.insert("retry-after-ms", "100000000".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(86_400)));
         let mut date = reqwest::header::HeaderMap::new();
         date.insert("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
         let then = httpdate::parse_http_date("Wed, 21 Oct 2015 07:27:30 GMT").unwrap();

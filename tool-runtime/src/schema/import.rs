@@ -29,6 +29,7 @@
 use serde_json::{Map, Value};
 
 use super::{Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, make_nullable, strip_null};
+use crate::text::clip;
 
 /// How deep `$ref`s and nesting are followed; deeper parts are any value.
 const MAX_DEPTH: usize = 32;
@@ -53,6 +54,9 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
     let mut schema = inline(input_schema, input_schema, 0, &mut state);
     if let Value::Object(node) = &mut schema {
         flatten_root_union(node);
+        // The arguments are an object: a root that also allowed `null`
+        // (a union with a `null` member, folded) does not.
+        strip_null(node);
         if !node.contains_key("type") {
             node.insert("type".into(), Value::from("object"));
         }
@@ -412,45 +416,61 @@ fn for_providers(node: &mut Value) {
 
 /// Folds a root `anyOf`, `oneOf` or `allOf` of object schemas into the
 /// root object, which the Anthropic API demands (it refuses every request
-/// whose tools have such a root) and strict modes need: the members'
+/// whose tools have such a root) and strict modes need. The folded schema
+/// accepts every argument object one member accepts: the members'
 /// properties are merged (one defined differently by two members becomes
-/// an `anyOf` of its definitions), and `required` keeps what every member
-/// of a union requires, or what any member of `allOf` does. What a union
-/// asked for is said in the description. The remote server still checks
-/// the whole schema; the binder checks the merged one, which accepts every
-/// argument object one member accepts.
+/// an `anyOf` of its definitions; in a union, one that an open member
+/// leaves undefined takes any value), and `required` keeps what every
+/// member of a union requires, or what any member of `allOf` does. What a
+/// union asked for is said in the description. The remote server still
+/// checks the whole schema. A union of more than [`MAX_FOLDED_MEMBERS`]
+/// is dropped instead, its arguments passed on unchecked.
 fn flatten_root_union(root: &mut Map<String, Value>) {
     for key in ["allOf", "anyOf", "oneOf"] {
         let Some(Value::Array(members)) = root.remove(key) else {
             continue;
         };
+        let all = key == "allOf";
+        if members.len() > MAX_FOLDED_MEMBERS {
+            let note = format!(
+                "The arguments take one of {} forms, which the tool checks.",
+                members.len()
+            );
+            append_description(root, &note);
+            continue;
+        }
+        // `true` admits any object, as an open member of no keywords does;
+        // `false` and the `null` schema admit no object.
         let members: Vec<Map<String, Value>> = members
             .into_iter()
             .filter(|member| !is_null_schema(member))
             .filter_map(|member| match member {
                 Value::Object(member) => Some(member),
+                Value::Bool(true) => Some(Map::new()),
                 _ => None,
             })
             .collect();
-        let all = key == "allOf";
         let required_of = |member: &Map<String, Value>| -> Vec<String> {
             match member.get("required") {
                 Some(Value::Array(names)) => names.iter().filter_map(|n| n.as_str().map(str::to_owned)).collect(),
                 _ => Vec::new(),
             }
         };
+        let properties_of = |member: &Map<String, Value>| match member.get("properties") {
+            Some(Value::Object(properties)) => Some(properties.clone()),
+            _ => None,
+        };
+        let is_open = |member: &Map<String, Value>| member.get("additionalProperties") != Some(&Value::Bool(false));
+        let own: Vec<String> = properties_of(root)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut merged = properties_of(root).unwrap_or_default();
         let mut required = required_of(root);
         let mut shared: Option<Vec<String>> = None;
         let mut forms = Vec::new();
-        let mut closed = !members.is_empty();
         for member in &members {
-            if let Some(Value::Object(properties)) = member.get("properties") {
-                let merged = root.entry("properties").or_insert_with(|| Value::Object(Map::new()));
-                if let Value::Object(merged) = merged {
-                    for (name, schema) in properties {
-                        merge_property(merged, name, schema);
-                    }
-                }
+            for (name, schema) in properties_of(member).unwrap_or_default() {
+                merge_property(&mut merged, &name, &schema);
             }
             let names = required_of(member);
             if all {
@@ -462,7 +482,24 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
                 });
                 forms.push(names);
             }
-            closed &= member.get("additionalProperties") == Some(&Value::Bool(false));
+        }
+        if !all {
+            // A union member that allows other keys accepts any value for
+            // a property it does not define.
+            for (name, schema) in merged.iter_mut() {
+                let defines = |m: &Map<String, Value>| {
+                    m.get("properties")
+                        .and_then(Value::as_object)
+                        .is_some_and(|p| p.contains_key(name))
+                };
+                let left_free = members.iter().any(|m| is_open(m) && !defines(m));
+                if left_free && !own.contains(name) {
+                    *schema = describe_only(schema.as_object().unwrap_or(&Map::new()));
+                }
+            }
+        }
+        if !merged.is_empty() {
+            root.insert("properties".into(), Value::Object(merged));
         }
         required.extend(shared.unwrap_or_default());
         let mut seen = std::collections::HashSet::new();
@@ -470,25 +507,49 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
         if !required.is_empty() {
             root.insert("required".into(), required.into_iter().map(Value::String).collect());
         }
+        let closed = !members.is_empty() && !members.iter().any(is_open);
         if !all && closed && !root.contains_key("additionalProperties") {
             root.insert("additionalProperties".into(), Value::Bool(false));
         }
         if !all && forms.iter().any(|names| !names.is_empty()) {
-            let forms: Vec<String> = forms
-                .iter()
-                .map(|names| match names.as_slice() {
-                    [] => "any of the parameters".to_owned(),
-                    names => names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
-                })
-                .collect();
-            let note = format!("Give one of these sets of parameters: {}.", forms.join("; or "));
-            let description = match root.get("description").and_then(Value::as_str) {
-                Some(text) if !text.is_empty() => format!("{text} {note}"),
-                _ => note,
-            };
-            root.insert("description".into(), Value::String(description));
+            append_description(root, &forms_note(&forms));
         }
     }
+}
+
+/// The most members of a root union [`flatten_root_union`] folds.
+const MAX_FOLDED_MEMBERS: usize = 64;
+
+/// "Give one of these sets of parameters: `a`, `b`; or `c`.", naming at
+/// most ten sets of at most ten names each.
+fn forms_note(forms: &[Vec<String>]) -> String {
+    const LISTED: usize = 10;
+    let mut listed: Vec<String> = forms
+        .iter()
+        .take(LISTED)
+        .map(|names| match names.as_slice() {
+            [] => "any of the parameters".to_owned(),
+            names => {
+                let mut shown: Vec<String> = names.iter().take(LISTED).map(|n| format!("`{}`", clip(n))).collect();
+                if names.len() > LISTED {
+                    shown.push(format!("{} more", names.len() - LISTED));
+                }
+                shown.join(", ")
+            }
+        })
+        .collect();
+    if forms.len() > LISTED {
+        listed.push(format!("{} more", forms.len() - LISTED));
+    }
+    format!("Give one of these sets of parameters: {}.", listed.join("; or "))
+}
+
+fn append_description(node: &mut Map<String, Value>, note: &str) {
+    let description = match node.get("description").and_then(Value::as_str) {
+        Some(text) if !text.is_empty() => format!("{text} {note}"),
+        _ => note.to_owned(),
+    };
+    node.insert("description".into(), Value::String(description));
 }
 
 /// Adds a member's definition of property `name` to the merged ones: the
@@ -631,6 +692,55 @@ mod tests {
         assert_eq!(out["required"], json!(["limit"]));
         assert_eq!(out["properties"]["limit"], json!({"type": "integer"}));
         assert!(out.get("additionalProperties").is_none(), "{out}");
+    }
+
+    #[test]
+    fn a_folded_union_refuses_nothing_one_member_accepts() {
+        let accepts = |schema: &Value, args: Value| {
+            let imported = import_input_schema(schema);
+            let mut args = args.as_object().unwrap().clone();
+            let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+            assert!(
+                report.errors.is_empty(),
+                "{args:?} under {}: {:?}",
+                imported.schema,
+                report.errors
+            );
+        };
+        // An open member leaves `id` free: its typing by the other member
+        // does not bind the whole.
+        let open = json!({"anyOf": [
+            {"properties": {"id": {"type": "integer", "description": "The id"}}, "required": ["id"]},
+            {"properties": {"name": {"type": "string"}}, "required": ["name"]},
+        ]});
+        accepts(&open, json!({"name": "x", "id": "abc"}));
+        assert_eq!(
+            import_input_schema(&open).schema["properties"]["id"],
+            json!({"description": "The id"})
+        );
+        // `true` admits any object: nothing is required.
+        let any = json!({"properties": {"a": {"type": "string"}}, "anyOf": [true, {"required": ["a"]}]});
+        accepts(&any, json!({}));
+        // A root that also allowed `null` is still an object.
+        let nullable =
+            json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}}, {"type": "null"}]});
+        assert_eq!(import_input_schema(&nullable).schema["type"], json!("object"));
+        // Past the bound, a union is dropped and its arguments pass.
+        let members: Vec<Value> = (0..100)
+            .map(|i| json!({"properties": {"k": {"const": i}}, "required": ["k"]}))
+            .collect();
+        let many = json!({"type": "object", "oneOf": members});
+        let out = import_input_schema(&many).schema;
+        assert!(out.get("oneOf").is_none() && out.get("required").is_none(), "{out}");
+        assert_eq!(
+            out["description"],
+            json!("The arguments take one of 100 forms, which the tool checks.")
+        );
+        accepts(&many, json!({"k": 7, "other": true}));
+        // The note names at most ten sets.
+        let members: Vec<Value> = (0..30).map(|i| json!({"required": [format!("p{i}")]})).collect();
+        let note = import_input_schema(&json!({"anyOf": members})).schema["description"].clone();
+        assert!(note.as_str().unwrap().ends_with("`p9`; or 20 more."), "{note}");
     }
 
     #[test]
