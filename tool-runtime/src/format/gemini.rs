@@ -110,12 +110,7 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
         && !node.contains_key("properties")
     {
         let kind = values.get("type").and_then(Value::as_str).unwrap_or("any JSON value");
-        let note = format!("an object of {kind} values by key");
-        let description = match out.get("description").and_then(Value::as_str) {
-            Some(d) => format!("{d} ({note})"),
-            None => format!("({note})"),
-        };
-        out.insert("description".into(), Value::String(description));
+        crate::schema::append_to_description(&mut out, &format!("(an object of {kind} values by key)"));
     }
     move_keywords(&mut out, &["uniqueItems"]);
     // Gemini refuses a `format` it does not know for the type (`uri`, say).

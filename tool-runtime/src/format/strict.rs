@@ -129,10 +129,7 @@ fn rewrite(schema: &mut Value, rules: &StrictRules) {
         move_keywords(node, &["format"]);
     }
     if node.get("properties").is_some_and(Value::is_object) {
-        let required: Vec<String> = match node.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(|n| n.as_str().map(str::to_owned)).collect(),
-            _ => Vec::new(),
-        };
+        let required: Vec<String> = crate::schema::required_names(node).map(str::to_owned).collect();
         let Some(Value::Object(properties)) = node.get_mut("properties") else {
             unreachable!("checked above")
         };
@@ -169,12 +166,7 @@ pub(crate) fn move_keywords(node: &mut Map<String, Value>, moved: &[&str]) {
     if notes.is_empty() {
         return;
     }
-    let note = format!("({})", notes.join("; "));
-    let description = match node.get("description").and_then(Value::as_str) {
-        Some(d) if !d.is_empty() => format!("{d} {note}"),
-        _ => note,
-    };
-    node.insert("description".into(), Value::String(description));
+    crate::schema::append_to_description(node, &format!("({})", notes.join("; ")));
 }
 
 fn describe(key: &str, value: &Value) -> String {

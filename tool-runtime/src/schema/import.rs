@@ -28,7 +28,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, make_nullable, strip_null};
+use super::{
+    Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, append_to_description, make_nullable,
+    required_names, strip_null,
+};
 use crate::text::clip;
 
 /// How deep `$ref`s and nesting are followed; deeper parts are any value.
@@ -222,10 +225,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             values: Box::new(values),
         };
     };
-    let required: Vec<&str> = match node.get("required") {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
+    let required: Vec<&str> = required_names(node).collect();
     let mut fields: Vec<Field> = properties
         .iter()
         .map(|(name, schema)| {
@@ -436,7 +436,7 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
                 "The arguments take one of {} forms, which the tool checks.",
                 members.len()
             );
-            append_description(root, &note);
+            append_to_description(root, &note);
             continue;
         }
         // `true` admits any object, as an open member of no keywords does;
@@ -450,27 +450,17 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
                 _ => None,
             })
             .collect();
-        let required_of = |member: &Map<String, Value>| -> Vec<String> {
-            match member.get("required") {
-                Some(Value::Array(names)) => names.iter().filter_map(|n| n.as_str().map(str::to_owned)).collect(),
-                _ => Vec::new(),
-            }
-        };
-        let properties_of = |member: &Map<String, Value>| match member.get("properties") {
-            Some(Value::Object(properties)) => Some(properties.clone()),
-            _ => None,
-        };
+        let required_of =
+            |member: &Map<String, Value>| -> Vec<String> { required_names(member).map(str::to_owned).collect() };
         let is_open = |member: &Map<String, Value>| member.get("additionalProperties") != Some(&Value::Bool(false));
-        let own: Vec<String> = properties_of(root)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
-        let mut merged = properties_of(root).unwrap_or_default();
+        let mut merged = properties_of(root).cloned().unwrap_or_default();
+        let own: Vec<String> = merged.keys().cloned().collect();
         let mut required = required_of(root);
         let mut shared: Option<Vec<String>> = None;
         let mut forms = Vec::new();
         for member in &members {
-            for (name, schema) in properties_of(member).unwrap_or_default() {
-                merge_property(&mut merged, &name, &schema);
+            for (name, schema) in properties_of(member).into_iter().flatten() {
+                merge_property(&mut merged, name, schema);
             }
             let names = required_of(member);
             if all {
@@ -487,11 +477,7 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
             // A union member that allows other keys accepts any value for
             // a property it does not define.
             for (name, schema) in merged.iter_mut() {
-                let defines = |m: &Map<String, Value>| {
-                    m.get("properties")
-                        .and_then(Value::as_object)
-                        .is_some_and(|p| p.contains_key(name))
-                };
+                let defines = |m: &Map<String, Value>| properties_of(m).is_some_and(|p| p.contains_key(name));
                 let left_free = members.iter().any(|m| is_open(m) && !defines(m));
                 if left_free && !own.contains(name) {
                     *schema = describe_only(schema.as_object().unwrap_or(&Map::new()));
@@ -512,7 +498,7 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
             root.insert("additionalProperties".into(), Value::Bool(false));
         }
         if !all && forms.iter().any(|names| !names.is_empty()) {
-            append_description(root, &forms_note(&forms));
+            append_to_description(root, &forms_note(&forms));
         }
     }
 }
@@ -544,12 +530,9 @@ fn forms_note(forms: &[Vec<String>]) -> String {
     format!("Give one of these sets of parameters: {}.", listed.join("; or "))
 }
 
-fn append_description(node: &mut Map<String, Value>, note: &str) {
-    let description = match node.get("description").and_then(Value::as_str) {
-        Some(text) if !text.is_empty() => format!("{text} {note}"),
-        _ => note.to_owned(),
-    };
-    node.insert("description".into(), Value::String(description));
+/// A schema node's `properties`, when it has them.
+fn properties_of(node: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    node.get("properties").and_then(Value::as_object)
 }
 
 /// Adds a member's definition of property `name` to the merged ones: the

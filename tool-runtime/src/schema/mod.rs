@@ -508,6 +508,24 @@ enum Direction {
     Output,
 }
 
+/// The names a schema node's `required` lists.
+pub(crate) fn required_names(node: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    node.get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+}
+
+/// Adds `note` to a schema node's description, after what it says.
+pub(crate) fn append_to_description(node: &mut Map<String, Value>, note: &str) {
+    let description = match node.get("description").and_then(Value::as_str) {
+        Some(text) if !text.is_empty() => format!("{text} {note}"),
+        _ => note.to_owned(),
+    };
+    node.insert("description".into(), Value::String(description));
+}
+
 /// `{"type": "T"}` becomes `{"type": ["T", "null"]}`; an `enum` gains `null`.
 pub(crate) fn make_nullable(node: &mut Map<String, Value>) {
     match node.get_mut("type") {
