@@ -407,6 +407,37 @@ async fn mounts_a_python_server_over_http(transport: &str, key: &str) {
     assert!(back.text().contains("2 int"), "{}", back.text());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_without_a_type_reaches_a_server_of_either_transport() {
+    let python = python();
+    for transport in ["http", "sse"] {
+        let server = HttpServer::start(&python, transport, free_port());
+        // Claude Code's form: a `url` alone. A legacy server refuses the
+        // streamable POST, and is reached over SSE.
+        let (registry, mounts) = mount(json!({"mcpServers": {"py": {"url": server.url()}}})).await;
+        assert_eq!(mounts.servers()[0].tools, ORIGINAL_TOOLS, "over {transport}");
+        let added = registry.call("py__add", json!({"a": "2", "b": 3, "tags": []})).await;
+        assert!(!added.is_error, "over {transport}: {}", added.text());
+        assert!(added.text().contains("5 int"), "{}", added.text());
+        mounts.close().await;
+
+        // The Messages API's list form, with its tool filter.
+        let (registry, mounts) = mount(json!({"mcp_servers": [{
+            "type": "url", "name": "py", "url": server.url(), "authorization_token": "unchecked",
+            "tool_configuration": {"enabled": true, "allowed_tools": ["add", "grow", "no_such_tool"]},
+        }]}))
+        .await;
+        assert_eq!(mounts.servers()[0].tools, ["py__add", "py__grow"], "over {transport}");
+        let left_out = registry.call("py__fail", json!({})).await;
+        assert!(
+            left_out.error_codes() == ["unknown_tool:py__fail"],
+            "{:?}",
+            left_out.error_codes()
+        );
+        mounts.close().await;
+    }
+}
+
 /// The error of mounting `config`, which fails and adds no tool.
 async fn mount_error(config: McpConfig) -> String {
     let mut registry = ToolRegistry::new();

@@ -1,7 +1,7 @@
 //! The `mcpServers` configuration that Claude Desktop, Claude Code and the
 //! Messages API wrappers read.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -20,13 +20,27 @@ use super::McpError;
 /// }}
 /// ```
 ///
-/// `type` defaults to `stdio` when a `command` is given, to `http` when a
-/// `url` is. Each server's tools join a registry under the prefix
-/// `<name>__` unless [`McpConfig::with_prefix`] says otherwise.
+/// `type` defaults to `stdio` when a `command` is given; a `url` without a
+/// `type` is [`ServerEntry::Url`]: streamable HTTP, or the legacy SSE
+/// transport when the endpoint refuses it. Each server's tools join a
+/// registry under the prefix `<name>__` unless [`McpConfig::with_prefix`]
+/// says otherwise.
+///
+/// As Claude Code reads its `.mcp.json`, `${NAME}` in a `command`, an
+/// `args` item, an `env` or `headers` value, a `url` or a `cwd` is the
+/// environment variable `NAME`, and `${NAME:-default}` is `default` when
+/// it is unset or empty; a variable that is unset and has no default is a
+/// configuration error naming it. `$NAME` without braces stays as written.
+///
+/// The Messages API's list form is read too: `"mcp_servers": [{"type":
+/// "url", "url": "...", "name": "...", "authorization_token": "...",
+/// "tool_configuration": {"enabled": true, "allowed_tools": ["..."]}}]`.
 #[derive(Clone, Debug)]
 pub struct McpConfig {
     pub(crate) servers: BTreeMap<String, ServerEntry>,
     pub(crate) prefixes: BTreeMap<String, String>,
+    /// Per server, the only tools mounted (by their remote names).
+    pub(crate) allowed: BTreeMap<String, BTreeSet<String>>,
     pub(crate) separator: String,
     pub(crate) connect_timeout: Duration,
 }
@@ -54,6 +68,17 @@ pub enum ServerEntry {
         /// Headers sent with every request (`Authorization`, say).
         headers: BTreeMap<String, String>,
     },
+    /// An HTTP endpoint of either transport: streamable HTTP is tried
+    /// first and, when that fails, the legacy HTTP+SSE transport, as the
+    /// MCP specification tells clients to for servers of both revisions.
+    /// What a configuration's `url` without a `type` (or with the
+    /// Messages API's `"type": "url"`) reads as.
+    Url {
+        /// The endpoint's URL, `http://` or `https://`.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+    },
     /// A legacy HTTP+SSE endpoint (protocol revision 2024-11-05): an event
     /// stream read with `GET`, whose `endpoint` event names where messages
     /// are posted (on the same origin). `http://` or `https://`, as
@@ -71,6 +96,7 @@ impl Default for McpConfig {
         McpConfig {
             servers: BTreeMap::new(),
             prefixes: BTreeMap::new(),
+            allowed: BTreeMap::new(),
             separator: "__".into(),
             connect_timeout: Duration::from_secs(60),
         }
@@ -84,24 +110,45 @@ impl McpConfig {
     }
 
     /// Reads a configuration: an object with `mcpServers` or `mcp_servers`,
-    /// or the map of servers itself. An entry with `"disabled": true` (as
-    /// Cline and others write) is left out.
+    /// or the map of servers itself; the servers by name, or as a list of
+    /// entries that carry their `name`. An entry with `"disabled": true`
+    /// (as Cline and others write), or the Messages API's
+    /// `"tool_configuration": {"enabled": false}`, is left out.
     pub fn from_json(value: &Value) -> Result<Self, McpError> {
+        McpConfig::read(value, &|name| std::env::var(name).ok())
+    }
+
+    /// [`McpConfig::from_json`], with `${NAME}` read from `variables`.
+    fn read(value: &Value, variables: &Variables<'_>) -> Result<Self, McpError> {
         let Value::Object(root) = value else {
             return Err(McpError::config("an MCP configuration must be a JSON object"));
         };
-        let servers = match root.get("mcpServers").or_else(|| root.get("mcp_servers")) {
-            Some(Value::Object(servers)) => servers,
-            Some(_) => return Err(McpError::config("`mcpServers` must be an object of servers by name")),
-            None => root,
+        let listed: Vec<Named<'_>> = match root.get("mcpServers").or_else(|| root.get("mcp_servers")) {
+            Some(Value::Object(servers)) => by_name(servers)?,
+            Some(Value::Array(servers)) => listed_by_name(servers)?,
+            Some(_) => {
+                return Err(McpError::config(
+                    "`mcpServers` must be an object of servers by name, or a list of servers with a `name`",
+                ));
+            }
+            None => by_name(root)?,
         };
         let mut config = McpConfig::default();
-        for (name, entry) in servers {
-            if entry.get("disabled") == Some(&Value::Bool(true)) {
+        for (name, entry) in listed {
+            let in_context = |e: String| McpError::config(format!("server `{name}`: {e}"));
+            let tools = entry.get("tool_configuration").and_then(Value::as_object);
+            let disabled = entry.get("disabled") == Some(&Value::Bool(true))
+                || tools.is_some_and(|t| t.get("enabled") == Some(&Value::Bool(false)));
+            if disabled {
                 continue;
             }
-            let entry = ServerEntry::from_json(entry).map_err(|e| McpError::config(format!("server `{name}`: {e}")))?;
-            config.servers.insert(name.clone(), entry);
+            if let Some(allowed) = tools.and_then(|t| t.get("allowed_tools")).filter(|a| !a.is_null()) {
+                let allowed =
+                    strings(allowed).ok_or_else(|| in_context("`allowed_tools` must be a list of strings".into()))?;
+                config.allowed.insert(name.clone(), allowed.into_iter().collect());
+            }
+            let entry = ServerEntry::read(entry, variables).map_err(in_context)?;
+            config.servers.insert(name, entry);
         }
         Ok(config)
     }
@@ -136,6 +183,23 @@ impl McpConfig {
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
+    }
+
+    /// Mounts only the tools of `server` named in `tools` (their names on
+    /// the server, before any prefix); without it, every tool it lists.
+    pub fn with_allowed_tools<I, S>(mut self, server: impl Into<String>, tools: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed
+            .insert(server.into(), tools.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Whether `server`'s tool `tool` (its remote name) is mounted.
+    pub(crate) fn allows(&self, server: &str, tool: &str) -> bool {
+        self.allowed.get(server).is_none_or(|allowed| allowed.contains(tool))
     }
 
     /// What joins a prefix and a tool name; `__` by default.
@@ -201,67 +265,191 @@ fn fit(text: &str, max: usize) -> String {
     format!("{}_{:06x}", &text[..max - 7], hash & 0x00ff_ffff)
 }
 
-impl ServerEntry {
-    fn from_json(value: &Value) -> Result<Self, String> {
-        let Value::Object(entry) = value else {
-            return Err("an entry must be an object".into());
+/// Reads an environment variable; `None` when it is unset.
+type Variables<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
+/// A server's name and its entry as written.
+type Named<'a> = (String, &'a Map<String, Value>);
+
+/// The entries of a map of servers by name.
+fn by_name(servers: &Map<String, Value>) -> Result<Vec<Named<'_>>, McpError> {
+    servers
+        .iter()
+        .map(|(name, entry)| match entry {
+            Value::Object(entry) => Ok((name.clone(), entry)),
+            _ => Err(McpError::config(format!("server `{name}`: an entry must be an object"))),
+        })
+        .collect()
+}
+
+/// The entries of a list of servers, each naming itself; a name given
+/// twice is an error.
+fn listed_by_name(servers: &[Value]) -> Result<Vec<Named<'_>>, McpError> {
+    let mut seen = BTreeSet::new();
+    let mut listed = Vec::with_capacity(servers.len());
+    for (index, entry) in servers.iter().enumerate() {
+        let Value::Object(entry) = entry else {
+            return Err(McpError::config(format!(
+                "server {index} of the list: an entry must be an object"
+            )));
         };
+        let Some(Value::String(name)) = entry.get("name") else {
+            return Err(McpError::config(format!(
+                "server {index} of the list: an entry of a list needs a `name` (a string)"
+            )));
+        };
+        if !seen.insert(name.as_str()) {
+            return Err(McpError::config(format!("server `{name}` is listed twice")));
+        }
+        listed.push((name.clone(), entry));
+    }
+    Ok(listed)
+}
+
+/// The strings of a JSON list; `None` when it is no list of strings.
+fn strings(value: &Value) -> Option<Vec<String>> {
+    value
+        .as_array()?
+        .iter()
+        .map(|item| item.as_str().map(str::to_owned))
+        .collect()
+}
+
+impl ServerEntry {
+    fn read(entry: &Map<String, Value>, variables: &Variables<'_>) -> Result<Self, String> {
         let text = |key: &str| -> Result<Option<String>, String> {
             match entry.get(key) {
                 None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(Value::String(s)) => expand(s, variables).map(Some).map_err(|e| format!("`{key}`: {e}")),
                 Some(_) => Err(format!("`{key}` must be a string")),
             }
         };
         let ty = match text("type")? {
             Some(ty) => ty,
             None if entry.contains_key("command") => "stdio".into(),
-            None if entry.contains_key("url") => "http".into(),
+            None if entry.contains_key("url") => "url".into(),
             None => return Err("an entry needs a `command` or a `url`".into()),
         };
+        let url = |ty: &str| text("url")?.ok_or_else(|| format!("an {ty} server needs a `url`"));
         match ty.as_str() {
             "stdio" => {
                 let command = text("command")?.ok_or("a stdio server needs a `command`")?;
                 let args = match entry.get("args") {
                     None | Some(Value::Null) => Vec::new(),
-                    Some(Value::Array(args)) => args
+                    Some(args) => strings(args)
+                        .ok_or("`args` must be a list of strings")?
                         .iter()
-                        .map(|a| a.as_str().map(str::to_owned).ok_or("`args` must be strings"))
+                        .map(|arg| expand(arg, variables).map_err(|e| format!("`args`: {e}")))
                         .collect::<Result<_, _>>()?,
-                    Some(_) => return Err("`args` must be a list of strings".into()),
                 };
                 Ok(ServerEntry::Stdio {
                     command,
                     args,
-                    env: string_map(entry, "env")?,
+                    env: string_map(entry, "env", variables)?,
                     cwd: text("cwd")?.map(PathBuf::from),
                 })
             }
             "http" | "streamable-http" | "streamableHttp" => Ok(ServerEntry::Http {
-                url: text("url")?.ok_or("an http server needs a `url`")?,
-                headers: string_map(entry, "headers")?,
+                url: url("http")?,
+                headers: headers(entry, variables)?,
             }),
             "sse" => Ok(ServerEntry::Sse {
-                url: text("url")?.ok_or("an sse server needs a `url`")?,
-                headers: string_map(entry, "headers")?,
+                url: url("sse")?,
+                headers: headers(entry, variables)?,
             }),
-            other => Err(format!("unknown server type `{other}`; expected stdio, http or sse")),
+            "url" => Ok(ServerEntry::Url {
+                url: url("url")?,
+                headers: headers(entry, variables)?,
+            }),
+            other => Err(format!(
+                "unknown server type `{other}`; expected stdio, http, sse or url"
+            )),
         }
     }
 }
 
-fn string_map(entry: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+/// An entry's `headers`, with the Messages API's `authorization_token`
+/// as a bearer token.
+fn headers(entry: &Map<String, Value>, variables: &Variables<'_>) -> Result<BTreeMap<String, String>, String> {
+    let mut headers = string_map(entry, "headers", variables)?;
+    match entry.get("authorization_token") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(token)) => {
+            let token = expand(token, variables).map_err(|e| format!("`authorization_token`: {e}"))?;
+            headers.insert("Authorization".into(), format!("Bearer {token}"));
+        }
+        Some(_) => return Err("`authorization_token` must be a string".into()),
+    }
+    Ok(headers)
+}
+
+fn string_map(
+    entry: &Map<String, Value>,
+    key: &str,
+    variables: &Variables<'_>,
+) -> Result<BTreeMap<String, String>, String> {
     match entry.get(key) {
         None | Some(Value::Null) => Ok(BTreeMap::new()),
         Some(Value::Object(map)) => map
             .iter()
             .map(|(k, v)| match v {
-                Value::String(s) => Ok((k.clone(), s.clone())),
+                Value::String(s) => {
+                    let value = expand(s, variables).map_err(|e| format!("`{key}.{k}`: {e}"))?;
+                    Ok((k.clone(), value))
+                }
                 _ => Err(format!("`{key}.{k}` must be a string")),
             })
             .collect(),
         Some(_) => Err(format!("`{key}` must be an object of strings")),
     }
+}
+
+/// `text` with each `${NAME}` replaced by the variable's value, and each
+/// `${NAME:-default}` by its value or, when it is unset or empty,
+/// `default` (as written: a default is not expanded again). What is no
+/// such reference (`$NAME`, a `${` never closed, a name that is no
+/// variable name) stays as written; a variable that is unset and has no
+/// default is an error naming it.
+fn expand(text: &str, variables: &Variables<'_>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        if is_variable_name(name) {
+            match (variables(name).filter(|v| default.is_none() || !v.is_empty()), default) {
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => {
+                    return Err(format!(
+                        "the environment variable `{name}` is not set (write `${{{name}:-default}}` to give a default)"
+                    ));
+                }
+            }
+        } else {
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A name a shell would read as a variable's: a letter or `_`, then
+/// letters, digits and `_`.
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -332,6 +520,88 @@ mod tests {
         );
         let unprefixed = config.with_prefix("s", "").local_name("s", &"b".repeat(80));
         assert_eq!(unprefixed.len(), 64);
+    }
+
+    #[test]
+    fn reads_the_messages_api_list_form() {
+        let config = McpConfig::from_json(&json!({"mcp_servers": [
+            {"type": "url", "url": "https://a.example/mcp", "name": "a", "authorization_token": "secret",
+             "tool_configuration": {"enabled": true, "allowed_tools": ["read"]}},
+            {"type": "url", "url": "https://b.example/sse", "name": "b", "tool_configuration": {"enabled": false}},
+            {"url": "https://c.example/mcp", "name": "c"},
+        ]}))
+        .unwrap();
+        assert_eq!(config.servers().map(|(n, _)| n).collect::<Vec<_>>(), ["a", "c"]);
+        let ServerEntry::Url { url, headers } = &config.servers["a"] else {
+            panic!("a url entry: {:?}", config.servers["a"]);
+        };
+        assert_eq!(url, "https://a.example/mcp");
+        assert_eq!(headers["Authorization"], "Bearer secret");
+        assert!(config.allows("a", "read") && !config.allows("a", "write"));
+        assert!(config.allows("c", "anything"), "no filter, every tool");
+        assert!(matches!(&config.servers["c"], ServerEntry::Url { .. }));
+
+        let twice = json!({"mcp_servers": [{"url": "http://a", "name": "a"}, {"url": "http://b", "name": "a"}]});
+        let e = McpConfig::from_json(&twice).unwrap_err();
+        assert!(e.to_string().contains("server `a` is listed twice"), "{e}");
+        let unnamed = json!({"mcp_servers": [{"url": "http://a"}]});
+        let e = McpConfig::from_json(&unnamed).unwrap_err();
+        assert!(e.to_string().contains("needs a `name`"), "{e}");
+        let bad_filter =
+            json!({"mcp_servers": [{"url": "http://a", "name": "a", "tool_configuration": {"allowed_tools": "read"}}]});
+        let e = McpConfig::from_json(&bad_filter).unwrap_err();
+        assert!(
+            e.to_string().contains("server `a`: `allowed_tools` must be a list"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn expands_environment_variables_as_claude_code_does() {
+        let variables = |name: &str| match name {
+            "HOME" => Some("/home/me".to_owned()),
+            "TOKEN" => Some("t0k".to_owned()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
+        };
+        let config = McpConfig::read(
+            &json!({"mcpServers": {
+                "files": {"command": "${HOME}/bin/server", "args": ["--root=${HOME}", "$HOME", "${PORT:-8080}", "${EMPTY:-fallback}", "${EMPTY}"],
+                          "env": {"KEY": "${TOKEN}", "PLAIN": "a${b"}, "cwd": "${HOME}"},
+                "web": {"type": "http", "url": "http://${HOST:-localhost}:3000/mcp", "headers": {"Authorization": "Bearer ${TOKEN}", "X": "${not a name}"}},
+            }}),
+            &variables,
+        )
+        .unwrap();
+        assert_eq!(
+            config.servers["files"],
+            ServerEntry::Stdio {
+                command: "/home/me/bin/server".into(),
+                args: ["--root=/home/me", "$HOME", "8080", "fallback", ""]
+                    .map(String::from)
+                    .to_vec(),
+                env: BTreeMap::from([("KEY".into(), "t0k".into()), ("PLAIN".into(), "a${b".into())]),
+                cwd: Some(PathBuf::from("/home/me")),
+            }
+        );
+        assert_eq!(
+            config.servers["web"],
+            ServerEntry::Http {
+                url: "http://localhost:3000/mcp".into(),
+                headers: BTreeMap::from([
+                    ("Authorization".into(), "Bearer t0k".into()),
+                    ("X".into(), "${not a name}".into())
+                ]),
+            }
+        );
+        let unset =
+            json!({"mcpServers": {"web": {"url": "http://a", "headers": {"Authorization": "Bearer ${API_KEY}"}}}});
+        let e = McpConfig::read(&unset, &variables).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("server `web`: `headers.Authorization`: the environment variable `API_KEY` is not set"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! group as a whole: the registry's next listing and next call see the new
 //! set, with nothing for the application to do.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
@@ -330,6 +330,9 @@ impl Connection {
         for info in self.list_tools().await? {
             let info = serde_json::to_value(&info).map_err(McpError::protocol)?;
             let name = info["name"].as_str().unwrap_or_default();
+            if !self.naming.allows(&self.name, name) {
+                continue;
+            }
             // A tool that can only run as a task cannot be called here.
             if info["execution"]["taskSupport"] == "required" {
                 tracing::warn!(server = %self.name, tool = name, "an MCP tool that runs only as a task is left out");
@@ -399,49 +402,78 @@ impl Connection {
                     .await
                     .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}`")))
             }
-            ServerEntry::Http { url, headers } => {
-                use rmcp::transport::StreamableHttpClientTransport;
-                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-                let mut custom = HashMap::new();
-                let mut bearer = None;
-                for (key, value) in headers {
-                    // rmcp sends a bearer token itself (and after a redirect);
-                    // the scheme's name is case-insensitive.
-                    if key.eq_ignore_ascii_case("authorization")
-                        && let Some((scheme, token)) = value.split_at_checked(7)
-                        && scheme.eq_ignore_ascii_case("bearer ")
-                    {
-                        bearer = Some(token.to_owned());
-                        continue;
-                    }
-                    let (key, value) = header(name, key, value)?;
-                    custom.insert(key, value);
-                }
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-                if let Some(token) = bearer {
-                    config = config.auth_header(token);
-                }
-                let transport = StreamableHttpClientTransport::with_client(http_client(name, url)?, config);
-                listener
-                    .serve(transport)
+            ServerEntry::Http { url, headers } => self.connect_http(listener, url, headers).await,
+            ServerEntry::Sse { url, headers } => self.connect_sse(listener, url, headers).await,
+            ServerEntry::Url { url, headers } => {
+                // Streamable HTTP first; a server of the older revision
+                // refuses its POST, and is then reached over SSE.
+                let streamable = match self.connect_http(listener.clone(), url, headers).await {
+                    Ok(running) => return Ok(running),
+                    Err(error) => error,
+                };
+                tracing::debug!(server = %name, error = %streamable, "no streamable HTTP; trying the legacy SSE transport");
+                let failed = format!("no streamable HTTP ({streamable}), and then");
+                self.connect_sse(listener, url, headers)
                     .await
-                    .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}` ({url})")))
-            }
-            ServerEntry::Sse { url, headers } => {
-                let context = format!("server `{name}` (legacy SSE transport, {url})");
-                let headers = headers
-                    .iter()
-                    .map(|(key, value)| header(name, key, value))
-                    .collect::<Result<_, _>>()?;
-                let transport = super::sse::SseTransport::connect(http_client(name, url)?, url, headers)
-                    .await
-                    .map_err(|e| e.prefixed(&context))?;
-                listener
-                    .serve(transport)
-                    .await
-                    .map_err(|e| McpError::protocol(e).prefixed(&context))
+                    .map_err(|sse| sse.prefixed(&failed))
             }
         }
+    }
+
+    async fn connect_http(
+        &self,
+        listener: Listener,
+        url: &str,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<RunningService<RoleClient, Listener>, McpError> {
+        use rmcp::transport::StreamableHttpClientTransport;
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        let name = &self.name;
+        let mut custom = HashMap::new();
+        let mut bearer = None;
+        for (key, value) in headers {
+            // rmcp sends a bearer token itself (and after a redirect); the
+            // scheme's name is case-insensitive.
+            if key.eq_ignore_ascii_case("authorization")
+                && let Some((scheme, token)) = value.split_at_checked(7)
+                && scheme.eq_ignore_ascii_case("bearer ")
+            {
+                bearer = Some(token.to_owned());
+                continue;
+            }
+            let (key, value) = header(name, key, value)?;
+            custom.insert(key, value);
+        }
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        if let Some(token) = bearer {
+            config = config.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::with_client(http_client(name, url)?, config);
+        listener
+            .serve(transport)
+            .await
+            .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}` ({url})")))
+    }
+
+    async fn connect_sse(
+        &self,
+        listener: Listener,
+        url: &str,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<RunningService<RoleClient, Listener>, McpError> {
+        let name = &self.name;
+        let context = format!("server `{name}` (legacy SSE transport, {url})");
+        let headers = headers
+            .iter()
+            .map(|(key, value)| header(name, key, value))
+            .collect::<Result<_, _>>()?;
+        let transport = super::sse::SseTransport::connect(http_client(name, url)?, url, headers)
+            .await
+            .map_err(|e| e.prefixed(&context))?;
+        listener
+            .serve(transport)
+            .await
+            .map_err(|e| McpError::protocol(e).prefixed(&context))
     }
 
     /// The server's tools, every page of them: within the connection's
