@@ -270,6 +270,31 @@ async fn http_checks_host_origin_token_and_size() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_does_not_arrive_in_time_is_refused() {
+    use tokio::io::AsyncReadExt as _;
+    let addr = serve_http(HttpOptions::new().body_timeout(Duration::from_millis(300))).await;
+    // Announces a whole message, sends a tenth of it, and waits.
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        INITIALIZE.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+        .write_all(&INITIALIZE.as_bytes()[..INITIALIZE.len() / 10])
+        .await
+        .unwrap();
+    let mut status = [0u8; 12];
+    tokio::time::timeout(Duration::from_secs(20), stream.read_exact(&mut status))
+        .await
+        .expect("the server answers without waiting for the rest")
+        .unwrap();
+    assert_eq!(&status[9..12], b"408");
+    // A whole message still goes through.
+    assert_eq!(http_status(addr, &[], INITIALIZE).await, 200);
+}
+
 #[tokio::test]
 async fn http_refuses_a_public_address_unless_hosts_are_named() {
     let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
@@ -36,6 +37,7 @@ pub struct HttpOptions {
     token: Option<Arc<str>>,
     public: bool,
     max_sessions: usize,
+    body_timeout: Duration,
 }
 
 /// How many sessions the HTTP endpoint keeps open at once by default.
@@ -53,6 +55,7 @@ impl Default for HttpOptions {
             token: None,
             public: false,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            body_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -100,6 +103,16 @@ impl HttpOptions {
         self.max_sessions = max.max(1);
         self
     }
+
+    /// How long a client may take to send one request's body; 30 seconds
+    /// by default. A client that sends its headers and then trickles the
+    /// body, or stops, gets 408 when it runs out, instead of holding the
+    /// connection and its buffer for ever; every real client sends a
+    /// message at once.
+    pub fn body_timeout(mut self, limit: Duration) -> Self {
+        self.body_timeout = limit;
+        self
+    }
 }
 
 /// The MCP endpoint as a tower service: mount it on an axum router at any
@@ -114,6 +127,8 @@ pub struct McpHttpService {
     sessions: Arc<Sessions>,
     token: Option<Arc<str>>,
     registry: Arc<ToolRegistry>,
+    max_body_bytes: usize,
+    body_timeout: Duration,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -134,6 +149,7 @@ impl McpServer {
             .with_allowed_origins(options.origins)
             .enforce_origin_validation()
             .with_max_request_body_bytes(self.inner.max_message_bytes);
+        let max_body_bytes = self.inner.max_message_bytes;
         let registry = self.inner.registry.clone();
         let handler = Handler(self);
         let sessions = Sessions::new(options.max_sessions);
@@ -143,6 +159,8 @@ impl McpServer {
             sessions,
             token: options.token,
             registry,
+            max_body_bytes,
+            body_timeout: options.body_timeout,
         }
     }
 
@@ -191,7 +209,12 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
         let mut inner = self.inner.clone();
         let registry = self.registry.clone();
         let sessions = self.sessions.clone();
+        let (max_body_bytes, body_timeout) = (self.max_body_bytes, self.body_timeout);
         Box::pin(async move {
+            let request = match read_body(request, max_body_bytes, body_timeout).await {
+                Ok(request) => request,
+                Err(refused) => return Ok(refused),
+            };
             if asks_for_session(&request) && sessions.full().await {
                 return Ok(plain(
                     StatusCode::SERVICE_UNAVAILABLE,
@@ -204,6 +227,24 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
             };
             Ok(ordered(response.map(Body::new), registry))
         })
+    }
+}
+
+/// The request with its whole body read, within `limit` and `max_bytes`;
+/// else the answer that refuses it (408, 413).
+async fn read_body(request: Request<Body>, max_bytes: usize, limit: Duration) -> Result<Request<Body>, Response<Body>> {
+    let (parts, body) = request.into_parts();
+    match tokio::time::timeout(limit, axum::body::to_bytes(body, max_bytes)).await {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, Body::from(bytes))),
+        // Too large, or the client broke the body off.
+        Ok(Err(_)) => Err(plain(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is larger than this server takes, or was broken off",
+        )),
+        Err(_) => Err(plain(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request body did not arrive in time",
+        )),
     }
 }
 
