@@ -151,9 +151,9 @@ impl McpServer {
             .with_max_request_body_bytes(self.inner.max_message_bytes);
         let max_body_bytes = self.inner.max_message_bytes;
         let registry = self.inner.registry.clone();
-        let handler = Handler(self);
         let sessions = Sessions::new(options.max_sessions);
-        let inner = StreamableHttpService::new(move || Ok(handler.clone()), sessions.clone(), config);
+        // A handler for each session.
+        let inner = StreamableHttpService::new(move || Ok(Handler::new(self.clone())), sessions.clone(), config);
         McpHttpService {
             inner,
             sessions,

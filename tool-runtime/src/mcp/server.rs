@@ -2,6 +2,7 @@
 //! streamable HTTP.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -166,7 +167,7 @@ impl McpServer {
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, rmcp_end)
             .with_max_line_length(self.inner.max_message_bytes);
         let served = async {
-            let running = Handler(self).serve(transport).await.map_err(McpError::protocol)?;
+            let running = Handler::new(self).serve(transport).await.map_err(McpError::protocol)?;
             running.waiting().await.map_err(McpError::protocol)?;
             Ok(())
         }
@@ -209,9 +210,25 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
-/// The rmcp handler; kept private so rmcp's types stay out of the API.
+/// The rmcp handler of one connection (an HTTP session, a stdio
+/// stream); kept private so rmcp's types stay out of the API.
 #[derive(Clone)]
-pub(crate) struct Handler(pub(crate) McpServer);
+pub(crate) struct Handler {
+    server: McpServer,
+    /// Set once the connection is told of tool changes: a client that
+    /// sends `notifications/initialized` again starts no second watch.
+    watching: Arc<AtomicBool>,
+}
+
+impl Handler {
+    /// The handler of a new connection.
+    pub(crate) fn new(server: McpServer) -> Self {
+        Handler {
+            server,
+            watching: Arc::new(AtomicBool::new(false)),
+        }
+    }
+}
 
 impl Inner {
     fn offered(&self, name: &str) -> bool {
@@ -308,7 +325,7 @@ fn invalid_params(message: String) -> ErrorData {
 
 impl rmcp::ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        let inner = &self.0.inner;
+        let inner = &self.server.inner;
         // A set that changes on its own (mounted servers') is announced.
         let capabilities = if inner.registry.has_groups() {
             ServerCapabilities::builder()
@@ -330,8 +347,8 @@ impl rmcp::ServerHandler for Handler {
     /// tools change, until its connection ends (found closed at the next
     /// change or check) or the registry is gone.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let registry = &self.0.inner.registry;
-        if !registry.has_groups() {
+        let registry = &self.server.inner.registry;
+        if !registry.has_groups() || self.watching.swap(true, Ordering::SeqCst) {
             return;
         }
         let mut changes = registry.group_changes();
@@ -366,7 +383,7 @@ impl rmcp::ServerHandler for Handler {
                 crate::text::clip(&cursor)
             )));
         }
-        let inner = &self.0.inner;
+        let inner = &self.server.inner;
         let tools = inner.registry.definitions(Format::Mcp, &inner.selection).to_json();
         // `resultType` is required from 2026-07-28 on; rmcp drops it for
         // peers on older revisions.
@@ -426,7 +443,7 @@ impl Handler {
         arguments: Value,
         context: RequestContext<RoleServer>,
     ) -> Result<Value, ErrorData> {
-        let inner = self.0.inner.clone();
+        let inner = self.server.inner.clone();
         if !inner.offered(name) {
             return Err(invalid_params(format!("Unknown tool: {}", crate::text::clip(name))));
         }
