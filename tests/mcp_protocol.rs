@@ -100,6 +100,16 @@ async fn the_envelope_rules_hold() {
         (json!(10), json!(-32602)),
         "{answer}"
     );
+    // So are params of the wrong type for a method rmcp knows, which it
+    // hands over as a method it does not.
+    peer.send(json!({"jsonrpc": "2.0", "id": 13, "method": "resources/read", "params": {"uri": 5}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert!(
+        answer["error"]["message"].as_str().unwrap().contains("resources/read"),
+        "{answer}"
+    );
     // Unknown tool: -32602; bad arguments: an isError result.
     peer.send(json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "nope"}}))
         .await;
@@ -257,6 +267,17 @@ async fn http_checks_host_origin_token_and_size() {
         "x".repeat(8192)
     );
     assert_eq!(http_status(addr, &[], &big).await, 413);
+    // A body that is no JSON-RPC message: 400 with the JSON-RPC error.
+    for (body, code) in [
+        ("not json", -32700),
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
+        (r#"{"id":3}"#, -32600),
+    ] {
+        let (head, answer) = http_post(addr, None, body).await;
+        assert!(head.starts_with("HTTP/1.1 400"), "{body}: {head}");
+        let answer: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{body}: {e}: {answer}"));
+        assert_eq!(answer["error"]["code"], code, "{body}: {answer}");
+    }
 
     let addr = serve_http(HttpOptions::new().bearer_token("s3cret")).await;
     assert_eq!(http_status(addr, &[], INITIALIZE).await, 401);
@@ -547,15 +568,23 @@ async fn arguments_that_are_no_object_reach_the_binder_over_http() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bearer_scheme_is_read_in_any_case() {
     let addr = serve_http(HttpOptions::new().bearer_token("s3cret")).await;
-    for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
-        let value = format!("{scheme} s3cret");
+    for (scheme, space) in [("Bearer", " "), ("bearer", " "), ("BEARER", "  "), ("bEaReR", "   ")] {
+        let value = format!("{scheme}{space}s3cret");
         assert_eq!(
             http_status(addr, &[("Authorization", &value)], INITIALIZE).await,
             200,
             "{value}"
         );
     }
-    for value in ["bearer S3CRET", "Basic s3cret", "Bearers3cret", "Bearer  s3cret!"] {
+    for value in [
+        "bearer S3CRET",
+        "Basic s3cret",
+        "Bearers3cret",
+        "Bearer  s3cret!",
+        "Bearer s3cre",
+        "Bearer ",
+        "Bearer",
+    ] {
         assert_eq!(
             http_status(addr, &[("Authorization", value)], INITIALIZE).await,
             401,
@@ -667,6 +696,10 @@ async fn http_sessions_are_bounded_in_number() {
         503,
         "a third session is refused"
     );
+    // A request that opens no session is not refused for want of one.
+    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    let sessionless = http_status(addr, &[], ping).await;
+    assert_ne!(sessionless, 503, "only an initialize asks for a session");
 
     // The open ones go on.
     let ping = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;

@@ -10,7 +10,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderValue, Request, Response, StatusCode, header};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
 
@@ -211,31 +212,42 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
         let sessions = self.sessions.clone();
         let (max_body_bytes, body_timeout) = (self.max_body_bytes, self.body_timeout);
         Box::pin(async move {
-            let request = match read_body(request, max_body_bytes, body_timeout).await {
-                Ok(request) => request,
+            let (parts, body) = match read_body(request, max_body_bytes, body_timeout).await {
+                Ok(read) => read,
                 Err(refused) => return Ok(refused),
             };
-            if asks_for_session(&request) && sessions.full().await {
+            if opens_session(&parts, &body) && sessions.full().await {
                 return Ok(plain(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many MCP sessions are open; try again later",
                 ));
             }
+            let sent_json = parts.method == Method::POST && is_json(&parts.headers);
+            let request = Request::from_parts(parts, Body::from(body.clone()));
             let response = match tower_service::Service::call(&mut inner, request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
             };
+            // rmcp answers a JSON body that is no JSON-RPC message with
+            // 415, as if its type were wrong; JSON-RPC says what it is.
+            if sent_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+                return Ok(not_a_message(&body));
+            }
             Ok(ordered(response.map(Body::new), registry))
         })
     }
 }
 
-/// The request with its whole body read, within `limit` and `max_bytes`;
-/// else the answer that refuses it (408, 413).
-async fn read_body(request: Request<Body>, max_bytes: usize, limit: Duration) -> Result<Request<Body>, Response<Body>> {
+/// The request's head and its whole body, read within `limit` and
+/// `max_bytes`; else the answer that refuses it (408, 413).
+async fn read_body(
+    request: Request<Body>,
+    max_bytes: usize,
+    limit: Duration,
+) -> Result<(Parts, Bytes), Response<Body>> {
     let (parts, body) = request.into_parts();
     match tokio::time::timeout(limit, axum::body::to_bytes(body, max_bytes)).await {
-        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, Body::from(bytes))),
+        Ok(Ok(bytes)) => Ok((parts, bytes)),
         // Too large, or the client broke the body off.
         Ok(Err(_)) => Err(plain(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -248,17 +260,69 @@ async fn read_body(request: Request<Body>, max_bytes: usize, limit: Duration) ->
     }
 }
 
+/// Whether the request would open a session: an `initialize` posted
+/// without `Mcp-Session-Id`. (A request of a revision without sessions
+/// carries no id either, and opens none.)
+fn opens_session(parts: &Parts, body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        method: Option<String>,
+    }
+    parts.method == Method::POST
+        && !parts.headers.contains_key("mcp-session-id")
+        && serde_json::from_slice::<Named>(body).is_ok_and(|m| m.method.as_deref() == Some("initialize"))
+}
+
+/// Whether the body is declared JSON (`application/json`, any parameters).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// The answer to a posted body that is no JSON-RPC message: 400 with the
+/// JSON-RPC error, `-32700` for text that is no JSON, `-32600` for JSON
+/// that is no message (a batch among them, which this server does not
+/// take); its id, when one can be read, else `null`.
+fn not_a_message(body: &[u8]) -> Response<Body> {
+    let (code, message, id) = match serde_json::from_slice::<serde_json::Value>(body) {
+        Err(e) => (
+            -32700,
+            format!("Parse error: the body is not JSON ({e})"),
+            serde_json::Value::Null,
+        ),
+        Ok(serde_json::Value::Array(_)) => (
+            -32600,
+            "Invalid Request: JSON-RPC batches are not supported; send one message per request".to_owned(),
+            serde_json::Value::Null,
+        ),
+        Ok(value) => {
+            let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned();
+            (
+                -32600,
+                "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response".to_owned(),
+                id.unwrap_or(serde_json::Value::Null),
+            )
+        }
+    };
+    let error = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    let mut response = Response::new(Body::from(error.to_string()));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 /// A response of `status` with a line of text.
 fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     let mut response = Response::new(Body::from(text));
     *response.status_mut() = status;
     response
-}
-
-/// Whether the request would open a session: a `POST` without
-/// `Mcp-Session-Id`, which only an `initialize` may be.
-fn asks_for_session(request: &Request<Body>) -> bool {
-    request.method() == axum::http::Method::POST && !request.headers().contains_key("mcp-session-id")
 }
 
 /// The response with the tools of a `tools/list` answer in declaration
@@ -303,8 +367,9 @@ fn ordered(mut response: Response<Body>, registry: Arc<ToolRegistry>) -> Respons
 }
 
 /// Whether the request carries `Authorization: Bearer <token>`, the scheme
-/// in any case (RFC 7235), the token compared in time independent of where
-/// the first difference is.
+/// in any case (RFC 7235), compared in a time that depends only on the
+/// expected token: neither where the first difference is nor the length
+/// of what was sent shows in it.
 fn authorized(request: &Request<Body>, token: &str) -> bool {
     let Some(value) = request.headers().get(header::AUTHORIZATION) else {
         return false;
@@ -313,12 +378,23 @@ fn authorized(request: &Request<Body>, token: &str) -> bool {
         return false;
     };
     let expected = token.as_bytes();
-    given.len() == expected.len() && given.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    let differs = expected
+        .iter()
+        .enumerate()
+        .fold(u8::from(given.len() != expected.len()), |acc, (i, b)| {
+            acc | (given.get(i).copied().unwrap_or(0) ^ b)
+        });
+    differs == 0
 }
 
 /// The credentials of an `Authorization` value of the `Bearer` scheme,
-/// whose name is case-insensitive (RFC 7235, section 2.1).
+/// whose name is case-insensitive and followed by one or more spaces
+/// (RFC 7235, section 2.1).
 fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
-    let (scheme, credentials) = value.split_at_checked(7)?;
-    (scheme.eq_ignore_ascii_case(b"bearer ")).then_some(credentials)
+    let (scheme, rest) = value.split_at_checked(6)?;
+    if !scheme.eq_ignore_ascii_case(b"bearer") || rest.first() != Some(&b' ') {
+        return None;
+    }
+    let start = rest.iter().position(|&b| b != b' ')?;
+    Some(&rest[start..])
 }

@@ -438,7 +438,7 @@ impl Connection {
                 && let Some((scheme, token)) = value.split_at_checked(7)
                 && scheme.eq_ignore_ascii_case("bearer ")
             {
-                bearer = Some(token.to_owned());
+                bearer = Some(token.trim_start_matches(' ').to_owned());
                 continue;
             }
             let (key, value) = header(name, key, value)?;

@@ -319,6 +319,33 @@ impl Inner {
 /// closed, when no change comes.
 const CLOSED_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// The client requests rmcp reads into typed forms (besides
+/// `tools/call`): one of these that reaches
+/// [`on_custom_request`](rmcp::ServerHandler::on_custom_request) had params
+/// its form does not take, which is `-32602`, not an unknown method.
+const TYPED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/directory/read",
+    "subscriptions/listen",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+];
+
 fn invalid_params(message: String) -> ErrorData {
     ErrorData::invalid_params(message, None)
 }
@@ -416,8 +443,17 @@ impl rmcp::ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
-            let message = format!("Method not found: {}", crate::text::clip(&request.method));
-            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None));
+            let method = crate::text::clip(&request.method);
+            // A method rmcp reads comes here only when its params did not
+            // fit its typed form.
+            if TYPED_METHODS.contains(&request.method.as_str()) {
+                return Err(invalid_params(format!("invalid params for `{method}`")));
+            }
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("Method not found: {method}"),
+                None,
+            ));
         }
         let (name, arguments) = loose_call(request.params)?;
         // rmcp drops `resultType` from a typed result for peers on older
