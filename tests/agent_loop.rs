@@ -45,6 +45,65 @@ async fn every_model_stop_reason_ends_the_run_as_documented() {
     }
 }
 
+/// Counts its calls.
+#[tool]
+async fn counted(#[param(description = "Anything")] _x: Option<String>) -> String {
+    COUNTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "counted".into()
+}
+
+static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tokio::test]
+async fn a_turn_cut_off_at_max_tokens_runs_none_of_its_calls() {
+    let mut registry = registry();
+    registry.register(Counted).unwrap();
+    let mut cut = calls(&[("t1", "counted", json!({})), ("t2", "counted", json!({"_x": "par"}))]);
+    cut.stop = ModelStop::MaxTokens;
+    // Without early start: a stream would have started the calls it
+    // reported complete before the stop reason came.
+    let outcome = Agent::new(Scripted::new([cut]), registry)
+        .early_start(false)
+        .run("Go")
+        .await;
+    assert_eq!(outcome.stop, StopReason::MaxTokens);
+    assert_eq!(COUNTED.load(std::sync::atomic::Ordering::SeqCst), 0, "no call ran");
+    // Every call is still answered, so the transcript can be sent again.
+    assert_transcript_valid(&outcome.transcript);
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results.iter().all(|r| r.is_error && r.to_text().contains("max_tokens")),
+        "{results:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_turn_whose_calls_share_an_id_is_a_malformed_response() {
+    for ids in [["t1", "t1"], ["t1", ""]] {
+        let mut registry = registry();
+        registry.register(Counted).unwrap();
+        let twice = calls(&[(ids[0], "counted", json!({})), (ids[1], "counted", json!({}))]);
+        // The clients refuse such a stream before reporting the second
+        // call; a model of one's own is checked here, once the turn is in.
+        let outcome = Agent::new(Scripted::new([twice]), registry)
+            .early_start(false)
+            .run("Go")
+            .await;
+        assert_eq!(outcome.stop, StopReason::ModelError, "{ids:?}");
+        let error = outcome.error.expect("the model's error");
+        assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+        assert_transcript_valid(&outcome.transcript);
+        assert_eq!(
+            outcome.transcript.len(),
+            1,
+            "the turn is not kept: {:?}",
+            outcome.transcript
+        );
+    }
+    assert_eq!(COUNTED.load(std::sync::atomic::Ordering::SeqCst), 0, "no call ran");
+}
+
 #[tokio::test]
 async fn pause_turn_sends_the_assistant_message_back() {
     let model = Arc::new(Scripted::new([

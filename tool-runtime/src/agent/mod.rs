@@ -37,7 +37,9 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
-use crate::model::{Block, Message, Model, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage};
+use crate::model::{
+    Block, Message, Model, ModelError, ModelErrorKind, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage,
+};
 use crate::text::clip;
 use crate::{Cancellation, Tool, ToolDefinition, ToolRegistry, ToolResult};
 use adapter::{SharedRegistry, Slots};
@@ -462,6 +464,16 @@ impl<M: Model> Agent<M> {
                 self.emit(&AgentEvent::Text(state.text.clone()));
             }
             let calls: Vec<ToolUse> = assistant.tool_uses().cloned().collect();
+            // Each call is answered by its id, so a turn whose calls share
+            // one (or have none) cannot be answered: nothing of it runs.
+            if let Some(problem) = call_id_problem(&calls) {
+                for (_, running) in started {
+                    running.stop().await;
+                }
+                let mut outcome = state.end(StopReason::ModelError);
+                outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem));
+                return outcome;
+            }
             if !assistant.content.is_empty() {
                 state.transcript.push(assistant);
             }
@@ -481,11 +493,20 @@ impl<M: Model> Agent<M> {
                 return state.end(stop);
             }
 
+            // A turn cut off at max_tokens may end in a call whose
+            // arguments were cut off too: its calls are answered without
+            // running (those a stream already started run on), and the run
+            // stops as the model did.
+            let cut_off = response.stop == ModelStop::MaxTokens;
             // Every call of the turn runs; their results answer in order.
             let mut slots = Vec::with_capacity(calls.len());
             for call in &calls {
                 let handle = match started.remove(&call.id) {
                     Some(running) if running.call == *call => running.handle,
+                    Some(running) if cut_off => {
+                        running.stop().await;
+                        self.cut_off(call)
+                    }
                     // Started from the stream with other arguments than the
                     // message holds: the message's call runs instead.
                     Some(running) => {
@@ -493,6 +514,7 @@ impl<M: Model> Agent<M> {
                         running.stop().await;
                         self.start(call.clone(), &context, cancellation).handle
                     }
+                    None if cut_off => self.cut_off(call),
                     None => self.start(call.clone(), &context, cancellation).handle,
                 };
                 slots.push(handle);
@@ -548,7 +570,23 @@ impl<M: Model> Agent<M> {
                 turn,
                 stop: response.stop,
             });
+            if cut_off {
+                return state.end(StopReason::MaxTokens);
+            }
         }
+    }
+
+    /// The answer to a call of a turn cut off at max_tokens, which does
+    /// not run.
+    fn cut_off(&self, call: &ToolUse) -> JoinHandle<Slot> {
+        let text = format!(
+            "The call of `{}` was not run: the model's turn was cut off at its max_tokens limit, so the call may be incomplete.",
+            clip(&call.name)
+        );
+        let result = adapter::not_run(call, text, false);
+        self.emit(&finished_event(call, &result, Duration::ZERO));
+        let block = adapter::result_block(&call.id, &result);
+        tokio::spawn(async move { Slot::Done(block) })
     }
 
     /// Why the run stops before its next turn, if it does: cancelled, a
@@ -574,6 +612,21 @@ impl<M: Model> Agent<M> {
         }
         (state.turns >= self.max_turns).then_some(StopReason::MaxTurns)
     }
+}
+
+/// What makes a turn's calls unanswerable, if anything: a call without an
+/// id, or two calls with one id.
+fn call_id_problem(calls: &[ToolUse]) -> Option<String> {
+    let mut seen = HashSet::new();
+    calls.iter().find_map(|call| {
+        if call.id.is_empty() {
+            Some(format!("the model's call of `{}` has no id", clip(&call.name)))
+        } else if !seen.insert(call.id.as_str()) {
+            Some(format!("the model gave two tool calls the id `{}`", clip(&call.id)))
+        } else {
+            None
+        }
+    })
 }
 
 fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> AgentEvent {

@@ -31,7 +31,9 @@ pub enum StopReason {
     Deferred,
     /// The model declined to answer.
     Refusal,
-    /// The model ran out of output tokens.
+    /// The model ran out of output tokens. Tool calls of that turn are
+    /// answered as not run (one may be cut off), except those a stream
+    /// had already started.
     MaxTokens,
     /// The caller cancelled the run.
     Cancelled,

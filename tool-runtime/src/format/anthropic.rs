@@ -58,9 +58,24 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     Ok(calls)
 }
 
-/// One `tool_result` block.
+/// One `tool_result` block. The API refuses a text block without text, so
+/// a result with nothing to read (a tool that returned `""`) says so in
+/// words instead.
 pub(crate) fn tool_result_block(result: &ToolResult) -> Value {
-    let content: Vec<Value> = result.content.iter().map(content_block).collect();
+    let mut content: Vec<Value> = result
+        .content
+        .iter()
+        .filter(|c| !matches!(c, Content::Text { text } if text.trim().is_empty()))
+        .map(content_block)
+        .collect();
+    if content.is_empty() {
+        let said = if result.is_error {
+            "(the tool failed without a message)"
+        } else {
+            "(the tool returned no output)"
+        };
+        content.push(json!({"type": "text", "text": said}));
+    }
     let mut block = json!({
         "type": "tool_result",
         "tool_use_id": result.call_id.clone().unwrap_or_default(),
@@ -124,6 +139,28 @@ fn reply_message(results: &[ToolResult], notice: Option<&str>) -> Result<Value, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::ToolOutput;
+
+    #[test]
+    fn a_result_with_nothing_to_read_says_so() {
+        // The API refuses `{"type": "text", "text": ""}` in a tool_result.
+        for (output, said) in [
+            (ToolOutput::text(""), "(the tool returned no output)"),
+            (ToolOutput::text(" \n"), "(the tool returned no output)"),
+            (ToolOutput::error(""), "(the tool failed without a message)"),
+        ] {
+            let block = tool_result_block(&ToolResult::new("t", Some("toolu_1".into()), output));
+            assert_eq!(block["content"], json!([{"type": "text", "text": said}]), "{block}");
+        }
+        let mut output = ToolOutput::text("");
+        output.content.push(Content::text("kept"));
+        let block = tool_result_block(&ToolResult::new("t", Some("toolu_1".into()), output));
+        assert_eq!(
+            block["content"],
+            json!([{"type": "text", "text": "kept"}]),
+            "empty blocks beside others are dropped"
+        );
+    }
 
     #[test]
     fn tool_use_blocks_become_calls_in_order() {

@@ -192,7 +192,11 @@ where
             }
             Err(failure) => failure,
         };
-        if !broke_off(&failure) || failure.is_timeout() || last {
+        // A request that timed out is not sent again (the limit covers
+        // the whole answer), but a connection that could not be made in
+        // time is a connection failure like any other.
+        let gave_up = failure.is_timeout() && !failure.is_connect();
+        if !broke_off(&failure) || gave_up || last {
             return Err(transport_error(failure));
         }
         let wait = policy.delay(attempt, None).unwrap_or(policy.max_delay);

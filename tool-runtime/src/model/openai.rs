@@ -435,8 +435,11 @@ impl StreamState {
                 {
                     partial.name = name.to_owned();
                 }
-                if let Some(arguments) = call.pointer("/function/arguments").and_then(Value::as_str) {
-                    partial.arguments.push_str(arguments);
+                match call.pointer("/function/arguments") {
+                    Some(Value::String(piece)) => partial.arguments.push_str(piece),
+                    // Some servers send the arguments whole, as an object.
+                    Some(whole @ Value::Object(_)) => partial.arguments = whole.to_string(),
+                    _ => {}
                 }
             }
         }
@@ -476,9 +479,21 @@ impl StreamState {
 
     /// Reports every call not reported yet: all are complete.
     fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
-        for call in self.calls.iter_mut().filter(|call| !call.reported) {
+        for at in 0..self.calls.len() {
+            let (earlier, rest) = self.calls.split_at_mut(at);
+            let call = &mut rest[0];
+            if call.reported {
+                continue;
+            }
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
+            }
+            // Refused before the call is reported, and so before it starts.
+            if earlier.iter().any(|e| e.id == call.id) {
+                return Err(malformed(format!(
+                    "two tool calls have the id `{}`",
+                    crate::text::clip(&call.id)
+                )));
             }
             call.reported = true;
             events(StreamEvent::ToolUse(ToolUse::from_text(
@@ -499,11 +514,8 @@ impl StreamState {
         if !self.text.is_empty() {
             content.push(Block::Text { text: self.text });
         }
-        let mut ids = std::collections::HashSet::new();
+        // Every call was reported, so their ids are known to differ.
         for call in self.calls {
-            if !ids.insert(call.id.clone()) {
-                return Err(malformed(format!("two tool calls have the id `{}`", call.id)));
-            }
             content.push(Block::ToolUse(ToolUse::from_text(call.id, call.name, call.arguments)));
         }
         let mut stop = self.stop.unwrap_or(ModelStop::EndTurn);
@@ -553,6 +565,41 @@ mod tests {
         let calls: Vec<(&str, Value)> = response.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
         assert_eq!(calls, [("a", json!({"p": 1})), ("b", json!({"p": 2}))]);
         assert_eq!(events.len(), 2, "each call reported once, complete");
+    }
+
+    #[test]
+    fn arguments_streamed_whole_as_an_object_are_kept() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let (_, response) = run(&[
+            delta(
+                json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "add", "arguments": {"a": 1}}}]}),
+            ),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let calls: Vec<Value> = response.unwrap().tool_uses().map(|c| c.input.clone()).collect();
+        assert_eq!(calls, [json!({"a": 1})]);
+    }
+
+    #[test]
+    fn a_streamed_call_whose_id_was_used_is_refused_before_it_is_reported() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let call = |index: u64| {
+            delta(
+                json!({"tool_calls": [{"index": index, "id": "same", "function": {"name": "write", "arguments": "{}"}}]}),
+            )
+        };
+        let mut seen = Vec::new();
+        let mut events = |e: StreamEvent| seen.push(e);
+        let mut state = StreamState::default();
+        state.event(&call(0).to_string(), &mut events).unwrap();
+        state.event(&call(1).to_string(), &mut events).unwrap();
+        let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+        let error = state.event(&end.to_string(), &mut events).unwrap_err();
+        assert!(
+            error.to_string().contains("two tool calls have the id `same`"),
+            "{error}"
+        );
+        assert_eq!(seen.len(), 1, "only the first call was reported: {seen:?}");
     }
 
     #[test]

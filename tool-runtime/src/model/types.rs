@@ -130,14 +130,18 @@ impl ToolUse {
         }
     }
 
-    /// A call whose arguments came as text: kept as sent, parsed when they
-    /// are JSON.
+    /// A call whose arguments came as text: kept as sent (the registry
+    /// binds that text, and says what is wrong with it), and parsed when
+    /// it is a JSON object, or a JSON string holding one (arguments
+    /// encoded twice); `{}` otherwise.
     pub fn from_text(id: impl Into<String>, name: impl Into<String>, text: impl Into<String>) -> Self {
         let text = text.into();
-        let input = serde_json::from_str::<Value>(&text)
-            .ok()
-            .filter(Value::is_object)
-            .unwrap_or_else(|| Value::Object(Default::default()));
+        let input = match serde_json::from_str::<Value>(&text) {
+            Ok(Value::String(inner)) => serde_json::from_str::<Value>(&inner).ok(),
+            parsed => parsed.ok(),
+        }
+        .filter(Value::is_object)
+        .unwrap_or_else(|| Value::Object(Default::default()));
         ToolUse {
             id: id.into(),
             name: name.into(),
@@ -146,11 +150,17 @@ impl ToolUse {
         }
     }
 
-    /// The argument text to send back: as received, or the JSON value.
+    /// The argument text to send back in the transcript: as received when
+    /// it is a JSON object, else the parsed arguments. Servers that speak
+    /// the OpenAI API (vLLM among them) parse every earlier call's
+    /// arguments and refuse a request whose history holds text that is no
+    /// JSON object, so a model's malformed arguments go back as what they
+    /// were read as; the tool's result already told the model what was
+    /// wrong with them.
     pub fn arguments_text(&self) -> String {
         match &self.raw_arguments {
-            Some(text) => text.clone(),
-            None => self.input.to_string(),
+            Some(text) if serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_object()) => text.clone(),
+            _ => self.input.to_string(),
         }
     }
 }
@@ -382,6 +392,8 @@ pub enum StreamEvent {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]
@@ -390,6 +402,30 @@ mod tests {
         assert_eq!(usage.total(), u64::MAX);
         usage += Usage::new(5, u64::MAX);
         assert_eq!((usage.input_tokens, usage.output_tokens), (u64::MAX, u64::MAX));
+    }
+
+    #[test]
+    fn arguments_go_back_as_a_json_object_whatever_the_model_sent() {
+        let cases = [
+            // As sent: byte for byte, spacing kept.
+            ("{\"a\": 1}", json!({"a": 1}), "{\"a\": 1}"),
+            // Cut off, or no JSON: what they were read as.
+            ("{\"a\": 1", json!({}), "{}"),
+            ("", json!({}), "{}"),
+            ("[1]", json!({}), "{}"),
+            // Encoded twice: read through, sent back once.
+            ("\"{\\\"a\\\": 1}\"", json!({"a": 1}), "{\"a\":1}"),
+        ];
+        for (sent, input, back) in cases {
+            let call = ToolUse::from_text("c1", "t", sent);
+            assert_eq!(call.input, input, "{sent}");
+            assert_eq!(call.arguments_text(), back, "{sent}");
+            assert_eq!(
+                call.raw_arguments.as_deref(),
+                Some(sent),
+                "the registry binds the text as sent"
+            );
+        }
     }
 
     #[test]
