@@ -323,7 +323,8 @@ impl<'a> ModelRequest<'a> {
 
     /// The tool choice this turn is sent, given the client's `choice` (see
     /// [`ToolChoice`]): `Auto` in place of a forced one when the last
-    /// message carries tool results.
+    /// message carries tool results. Read by the HTTP clients.
+    #[cfg(feature = "models")]
     pub(crate) fn tool_choice(&self, choice: &ToolChoice) -> ToolChoice {
         let forced = matches!(choice, ToolChoice::Any | ToolChoice::Tool(_));
         let answers_results = self
