@@ -390,7 +390,7 @@ fn authorized(request: &Request<Body>, token: &str) -> bool {
 /// The credentials of an `Authorization` value of the `Bearer` scheme,
 /// whose name is case-insensitive and followed by one or more spaces
 /// (RFC 7235, section 2.1).
-fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
+pub(super) fn bearer_credentials(value: &[u8]) -> Option<&[u8]> {
     let (scheme, rest) = value.split_at_checked(6)?;
     if !scheme.eq_ignore_ascii_case(b"bearer") || rest.first() != Some(&b' ') {
         return None;

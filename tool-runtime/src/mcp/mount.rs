@@ -435,10 +435,9 @@ impl Connection {
             // rmcp sends a bearer token itself (and after a redirect); the
             // scheme's name is case-insensitive.
             if key.eq_ignore_ascii_case("authorization")
-                && let Some((scheme, token)) = value.split_at_checked(7)
-                && scheme.eq_ignore_ascii_case("bearer ")
+                && let Some(token) = super::http::bearer_credentials(value.as_bytes())
             {
-                bearer = Some(token.trim_start_matches(' ').to_owned());
+                bearer = Some(String::from_utf8_lossy(token).into_owned());
                 continue;
             }
             let (key, value) = header(name, key, value)?;
