@@ -37,6 +37,7 @@ use std::time::Duration;
 
 use tokio::task::JoinHandle;
 
+use crate::format::check_call_ids;
 use crate::model::{
     Block, Message, Model, ModelError, ModelErrorKind, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage,
 };
@@ -466,12 +467,12 @@ impl<M: Model> Agent<M> {
             let calls: Vec<ToolUse> = assistant.tool_uses().cloned().collect();
             // Each call is answered by its id, so a turn whose calls share
             // one (or have none) cannot be answered: nothing of it runs.
-            if let Some(problem) = call_id_problem(&calls) {
+            if let Err(problem) = check_call_ids(calls.iter().map(|call| call.id.as_str())) {
                 for (_, running) in started {
                     running.stop().await;
                 }
                 let mut outcome = state.end(StopReason::ModelError);
-                outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem));
+                outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem.to_string()));
                 return outcome;
             }
             if !assistant.content.is_empty() {
@@ -612,21 +613,6 @@ impl<M: Model> Agent<M> {
         }
         (state.turns >= self.max_turns).then_some(StopReason::MaxTurns)
     }
-}
-
-/// What makes a turn's calls unanswerable, if anything: a call without an
-/// id, or two calls with one id.
-fn call_id_problem(calls: &[ToolUse]) -> Option<String> {
-    let mut seen = HashSet::new();
-    calls.iter().find_map(|call| {
-        if call.id.is_empty() {
-            Some(format!("the model's call of `{}` has no id", clip(&call.name)))
-        } else if !seen.insert(call.id.as_str()) {
-            Some(format!("the model gave two tool calls the id `{}`", clip(&call.id)))
-        } else {
-            None
-        }
-    })
 }
 
 fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> AgentEvent {

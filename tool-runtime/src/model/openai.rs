@@ -7,7 +7,7 @@
 //! let model = OpenAi::new("gpt-4.1").base_url("http://localhost:11434/v1").streaming(true);
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -18,7 +18,7 @@ use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
 };
-use crate::format::Format;
+use crate::format::{Format, check_call_id};
 
 /// The Chat Completions client. The API key comes from `OPENAI_API_KEY`
 /// unless set (no `Authorization` header without one, as local servers
@@ -377,6 +377,8 @@ struct StreamState {
     /// The server's `index` of a call to its place in `calls`: the latest
     /// call given that index.
     indices: HashMap<u64, usize>,
+    /// The ids of the calls reported so far.
+    call_ids: HashSet<String>,
     stop: Option<ModelStop>,
     usage: Usage,
     id: Option<String>,
@@ -479,22 +481,12 @@ impl StreamState {
 
     /// Reports every call not reported yet: all are complete.
     fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
-        for at in 0..self.calls.len() {
-            let (earlier, rest) = self.calls.split_at_mut(at);
-            let call = &mut rest[0];
-            if call.reported {
-                continue;
-            }
+        for call in self.calls.iter_mut().filter(|call| !call.reported) {
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
             }
             // Refused before the call is reported, and so before it starts.
-            if earlier.iter().any(|e| e.id == call.id) {
-                return Err(malformed(format!(
-                    "two tool calls have the id `{}`",
-                    crate::text::clip(&call.id)
-                )));
-            }
+            check_call_id(&call.id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
             call.reported = true;
             events(StreamEvent::ToolUse(ToolUse::from_text(
                 &call.id,
@@ -596,7 +588,7 @@ mod tests {
         let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
         let error = state.event(&end.to_string(), &mut events).unwrap_err();
         assert!(
-            error.to_string().contains("two tool calls have the id `same`"),
+            error.to_string().contains("the tool call id `same` appears twice"),
             "{error}"
         );
         assert_eq!(seen.len(), 1, "only the first call was reported: {seen:?}");
