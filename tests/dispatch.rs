@@ -276,6 +276,61 @@ async fn the_time_limit_counts_the_wait_for_a_sequential_tool() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_call_that_gets_the_sequential_lock_only_as_its_limit_ends_is_not_run() {
+    let registry = registry().with_timeout(Some(Duration::from_secs(1)));
+    // The sequential call holds the lock until 1 s, the very end of the
+    // other call's limit: that call never starts.
+    let (alone, behind) = tokio::join!(
+        biased;
+        registry.call_one(wait_call("wait_alone", 0, 1_000)),
+        registry.call_one(wait_call("wait", 1, 0)),
+    );
+    assert_eq!(alone.text(), "r0");
+    assert_eq!(behind.outcome(), Outcome::TimedOut);
+    assert!(behind.text().contains("was not run"), "{}", behind.text());
+}
+
+/// Panics when dropped.
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("dropped");
+    }
+}
+
+/// Hold a guard that panics when dropped, and hang.
+#[tool]
+async fn hang_messily() -> String {
+    let _guard = PanicOnDrop;
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_that_panics_when_stopped_never_reaches_the_caller() {
+    let mut registry = registry().with_timeout(Some(Duration::from_millis(100)));
+    registry.register(HangMessily).unwrap();
+    let timed_out = registry.call("hang_messily", json!({})).await;
+    assert_eq!(timed_out.outcome(), Outcome::TimedOut, "{}", timed_out.text());
+    let cancellation = Cancellation::new();
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancellation.cancel();
+    };
+    let (cancelled, ()) = tokio::join!(
+        registry.call_cancellable(ToolCall::new("hang_messily", json!({})), &cancellation),
+        cancel
+    );
+    assert_eq!(cancelled.outcome(), Outcome::Cancelled, "{}", cancelled.text());
+    let results = registry
+        .call_all(vec![ToolCall::new("hang_messily", json!({})), wait_call("wait", 1, 1)])
+        .await;
+    assert_eq!(results[0].outcome(), Outcome::TimedOut);
+    assert_eq!(results[1].text(), "r1", "the other call's result is kept");
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_time_limit_counts_the_wait_for_the_concurrency_limit() {
     let registry = registry()
         .with_concurrency(1)

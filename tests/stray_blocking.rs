@@ -8,6 +8,7 @@ use serde_json::json;
 use tool_runtime::{Outcome, ToolRegistry, tool};
 
 static RELEASED: AtomicBool = AtomicBool::new(false);
+static PANIC_RELEASED: AtomicBool = AtomicBool::new(false);
 
 /// Block the thread until the test releases it.
 #[tool]
@@ -16,6 +17,15 @@ fn stuck(#[param(description = "Ignored")] n: u32) -> u32 {
         std::thread::sleep(Duration::from_millis(1));
     }
     n
+}
+
+/// Block the thread until the test releases it, then panic.
+#[tool]
+fn stuck_then_panic(#[param(description = "Ignored")] n: u32) -> u32 {
+    while !PANIC_RELEASED.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("gave up on {n}")
 }
 
 /// Answer at once.
@@ -29,7 +39,13 @@ async fn quick(#[param(description = "Echoed")] n: u32) -> u32 {
 #[tokio::test]
 async fn timed_out_plain_fn_bodies_are_bounded_and_async_tools_keep_being_served() {
     let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_millis(5)));
-    registry.register(Stuck).unwrap().register(Quick).unwrap();
+    registry
+        .register(Stuck)
+        .unwrap()
+        .register(Quick)
+        .unwrap()
+        .register(StuckThenPanic)
+        .unwrap();
     let mut outcomes = Vec::new();
     for n in 0..520 {
         outcomes.push(registry.call("stuck", json!({ "n": n })).await.outcome());
@@ -52,4 +68,15 @@ async fn timed_out_plain_fn_bodies_are_bounded_and_async_tools_keep_being_served
         std::thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(registry.call("stuck", json!({"n": 3})).await.text(), "3");
+
+    // A body that panics after its call gave up on it ends all the same.
+    let result = registry.call("stuck_then_panic", json!({"n": 4})).await;
+    assert_eq!(result.outcome(), Outcome::TimedOut);
+    assert_eq!(registry.stray_blocking_calls(), 1);
+    PANIC_RELEASED.store(true, Ordering::SeqCst);
+    let waited = std::time::Instant::now();
+    while registry.stray_blocking_calls() > 0 && waited.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert_eq!(registry.stray_blocking_calls(), 0, "a body that panicked still counts");
 }

@@ -26,21 +26,18 @@ pub(crate) async fn run<T: Send + 'static>(
     body: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tokio::task::JoinError> {
     let state = Arc::new(AtomicU8::new(RUNNING));
+    let ended = EndWatch(Arc::clone(&state));
+    let task = tokio::task::spawn_blocking(move || {
+        // Dropped when the body returns or unwinds, so a body that panics
+        // after its call was given up stops counting as a stray too.
+        let _ended = ended;
+        body()
+    });
     let mut watch = GiveUpWatch {
-        state: Arc::clone(&state),
+        state,
+        task: task.abort_handle(),
         armed: true,
     };
-    let task = tokio::task::spawn_blocking(move || {
-        let value = body();
-        if state
-            .compare_exchange(RUNNING, ENDED, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            // Given up while it ran: it is no stray any more.
-            STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
-        }
-        value
-    });
     let finished = task.await;
     watch.armed = false;
     finished
@@ -50,10 +47,28 @@ const RUNNING: u8 = 0;
 const ENDED: u8 = 1;
 const GIVEN_UP: u8 = 2;
 
+/// Marks the body ended when it returns or panics; a body given up while
+/// it ran is no stray any more.
+struct EndWatch(Arc<AtomicU8>);
+
+impl Drop for EndWatch {
+    fn drop(&mut self) {
+        if self
+            .0
+            .compare_exchange(RUNNING, ENDED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
 /// Counts the body as a stray when the future waiting for it is dropped
-/// while the body still runs.
+/// while the body still runs. A body still queued for a thread is aborted
+/// instead: it never starts, since its caller has given it up.
 struct GiveUpWatch {
     state: Arc<AtomicU8>,
+    task: tokio::task::AbortHandle,
     armed: bool,
 }
 
@@ -62,6 +77,9 @@ impl Drop for GiveUpWatch {
         if !self.armed {
             return;
         }
+        // A body not yet started never will be (its closure, with the
+        // `EndWatch`, is dropped unrun: `RUNNING` becomes `ENDED`).
+        self.task.abort();
         // Counted first, so the body's decrement can never come before it.
         STRAY_BLOCKING_CALLS.fetch_add(1, Ordering::AcqRel);
         if self
@@ -69,7 +87,7 @@ impl Drop for GiveUpWatch {
             .compare_exchange(RUNNING, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
-            // The body had ended already.
+            // The body had ended already, or will never start.
             STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
         }
     }

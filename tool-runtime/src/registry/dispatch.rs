@@ -121,9 +121,9 @@ impl ToolRegistry {
             Waited::Finished(slot) if !self.expired(made) => return Ok(HeldSlot { _permit: slot.ok() }),
             Waited::Cancelled => return Err(Box::new(not_started(name, call.id.clone()))),
             // No slot within the limit, or one freed only as it ran out.
-            Waited::Finished(_) | Waited::TimedOut(_) => {}
+            Waited::Finished(_) | Waited::TimedOut => {}
         }
-        let limit = self.settings.timeout.unwrap_or_default().as_secs_f64();
+        let limit = self.limit_seconds();
         let why = "other calls held every slot of the concurrency limit";
         Err(Box::new(not_started_in_time(name, call.id.clone(), limit, why)))
     }
@@ -141,6 +141,11 @@ impl ToolRegistry {
         let mut result = self.run(started, cancellation, Some(made)).await;
         self.bound(&mut result);
         result
+    }
+
+    /// The time limit in seconds, as results say it.
+    fn limit_seconds(&self) -> f64 {
+        self.settings.timeout.unwrap_or_default().as_secs_f64()
     }
 
     /// Whether the time limit of a call made at `made` has run out.
@@ -303,8 +308,12 @@ impl ToolRegistry {
                 }
             };
             match Box::pin(self.wait(gate, made, signals.external)).await {
-                Waited::Finished(guards) => (_shared, _exclusive) = guards,
-                Waited::TimedOut(limit) => return not_started_in_time(&name, id, limit, "other calls held it"),
+                Waited::Finished(guards) if !self.expired(made) => (_shared, _exclusive) = guards,
+                // Not in time, or only just as the limit ran out.
+                Waited::Finished(_) | Waited::TimedOut => {
+                    let limit = self.limit_seconds();
+                    return not_started_in_time(&name, id, limit, "other calls held it");
+                }
                 Waited::Cancelled => return not_started(&name, id),
             }
         }
@@ -319,34 +328,42 @@ impl ToolRegistry {
             // Boxed: the timer and the cancellation wait are large, and a
             // call that finished at once should not carry them.
             Poll::Pending => {
-                match Box::pin(self.wait(&mut run, made.unwrap_or_else(Instant::now), signals.external)).await {
+                let waited = Box::pin(self.wait(&mut run, made.unwrap_or_else(Instant::now), signals.external)).await;
+                match waited {
                     Waited::Finished(finished) => finished,
-                    Waited::TimedOut(limit) => {
+                    Waited::TimedOut => {
+                        let limit = self.limit_seconds();
                         signals.raise_own();
+                        drop_quietly(run);
                         let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
                         return ToolResult::failure(&name, id, Outcome::TimedOut, text);
                     }
                     Waited::Cancelled => {
                         signals.raise_own();
+                        drop_quietly(run);
                         let text = format!("The call of `{name}` was cancelled before it finished.");
                         return ToolResult::failure(&name, id, Outcome::Cancelled, text);
                     }
                 }
             }
         };
+        drop_quietly(run);
         match finished {
             Ok(output) => ToolResult::from_output(name, id, output, warnings),
-            Err(panic) => panicked(&name, id, &*panic),
+            Err(panic) => {
+                let result = panicked(&name, id, &*panic);
+                drop_quietly(panic);
+                result
+            }
         }
     }
 
     /// Waits for `run` until the time limit, counted from `made`, or the
     /// caller's cancellation.
     async fn wait<F: Future>(&self, run: F, made: Instant, signal: Option<&Cancellation>) -> Waited<F::Output> {
-        let timeout = self.settings.timeout;
         // A limit too far off to be a point in time (`Duration::MAX`) is
         // none.
-        let deadline = timeout.and_then(|t| made.checked_add(t));
+        let deadline = self.settings.timeout.and_then(|t| made.checked_add(t));
         let limit = async {
             match deadline {
                 Some(deadline) => tokio::time::sleep_until(deadline).await,
@@ -363,7 +380,7 @@ impl ToolRegistry {
             // A call that finished wins over a limit reached in the same poll.
             biased;
             finished = run => Waited::Finished(finished),
-            () = limit => Waited::TimedOut(timeout.map(|t| t.as_secs_f64()).unwrap_or_default()),
+            () = limit => Waited::TimedOut,
             () = cancelled => Waited::Cancelled,
         }
     }
@@ -408,7 +425,7 @@ impl Signals<'_> {
 
 enum Waited<T> {
     Finished(T),
-    TimedOut(f64),
+    TimedOut,
     Cancelled,
 }
 
@@ -464,6 +481,15 @@ fn not_started_in_time(name: &str, id: Option<String>, limit: f64, why: &str) ->
 fn not_started(name: &str, id: Option<String>) -> ToolResult {
     let text = format!("The call of `{name}` was cancelled before it started; the tool was not run.");
     ToolResult::failure(name, id, Outcome::Cancelled, text)
+}
+
+/// Drops what a tool left behind (its future, a panic's payload) where a
+/// panic in a `Drop` of the tool's cannot reach the caller; what such a
+/// panic carries is leaked, not dropped, so it cannot panic again.
+fn drop_quietly<T>(value: T) {
+    if let Err(payload) = std::panic::catch_unwind(AssertUnwindSafe(move || drop(value))) {
+        std::mem::forget(payload);
+    }
 }
 
 fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {
