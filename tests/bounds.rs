@@ -180,6 +180,32 @@ async fn output_error_and_panic_text_is_cut_at_the_output_limit() {
     assert_eq!(result.text().len(), 200 * 1024);
 }
 
+/// List `n` numbered lines.
+#[tool]
+async fn lines(#[param(description = "How many lines")] n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("line {i}")).collect()
+}
+
+#[tokio::test]
+async fn a_structured_result_cut_to_the_limit_goes_to_gemini_as_the_cut_text() {
+    use tool_runtime::format::gemini;
+    let mut registry = ToolRegistry::new().with_max_output_bytes(Some(1000));
+    registry.register(Lines).unwrap();
+    let big = registry.call("lines", json!({"n": 100_000})).await;
+    assert!(big.text().ends_with("more bytes left out]"), "{}", big.text().len());
+    let reply = gemini::reply(&[big]).unwrap();
+    let output = &reply["parts"][0]["functionResponse"]["response"]["output"];
+    let text = output.as_str().expect("the cut text, not the whole list");
+    assert!(text.len() < 1100 && text.ends_with("more bytes left out]"), "{text}");
+    // Within the limit, Gemini reads the structured value itself.
+    let small = registry.call("lines", json!({"n": 2})).await;
+    let reply = gemini::reply(&[small]).unwrap();
+    assert_eq!(
+        reply["parts"][0]["functionResponse"]["response"]["output"],
+        json!(["line 0", "line 1"])
+    );
+}
+
 #[tokio::test]
 async fn a_refused_call_lists_the_ignored_keys_with_the_closest_parameter() {
     let result = registry().call("note", json!({"noteId": 5})).await;

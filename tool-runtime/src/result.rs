@@ -62,6 +62,9 @@ pub struct ToolResult {
     /// many). `warnings` likewise holds at most 100 coercions, and at
     /// most 100 ignored keys (`unknown_parameter`).
     pub errors: Vec<CallError>,
+    /// The text was cut to the registry's output limit: the structured
+    /// content, which is never cut, is then no answer for a model to read.
+    text_cut: bool,
 }
 
 /// The sentence that lists the tools a model may call instead: at most
@@ -111,6 +114,7 @@ impl ToolResult {
             structured_content: output.structured_content,
             warnings,
             errors: Vec::new(),
+            text_cut: false,
         }
     }
 
@@ -140,6 +144,7 @@ impl ToolResult {
             structured_content: None,
             warnings: Vec::new(),
             errors: Vec::new(),
+            text_cut: false,
         }
     }
 
@@ -157,6 +162,7 @@ impl ToolResult {
             structured_content: None,
             warnings: report.warnings,
             errors: report.errors,
+            text_cut: false,
         }
     }
 
@@ -213,23 +219,38 @@ impl ToolResult {
         self
     }
 
-    /// Cuts the text blocks so that together they hold at most `max` bytes,
-    /// with a marker saying how many bytes were left out. Other blocks and
-    /// the structured content are kept as they are.
+    /// Cuts the text blocks so that together they hold at most `max` bytes:
+    /// the block that crosses the limit is cut, with one marker saying how
+    /// many bytes were left out in all, and the text blocks after it are
+    /// left out. Other blocks and the structured content are kept as they
+    /// are.
     pub(crate) fn cut_text(&mut self, max: usize) {
         let mut left = max;
-        for block in &mut self.content {
-            if let Content::Text { text } = block {
-                if text.len() <= left {
-                    left -= text.len();
-                } else {
-                    truncate_with(text, left, |cut| {
-                        format!("\n[output cut here: {cut} more bytes left out]")
-                    });
-                    left = 0;
-                }
+        let Some(crossing) = self.content.iter().position(|block| match block.as_text() {
+            Some(text) if text.len() > left => true,
+            Some(text) => {
+                left -= text.len();
+                false
             }
+            None => false,
+        }) else {
+            return;
+        };
+        let rest = self.content.split_off(crossing + 1);
+        let later: usize = rest.iter().filter_map(Content::as_text).map(str::len).sum();
+        self.content
+            .extend(rest.into_iter().filter(|block| block.as_text().is_none()));
+        if let Content::Text { text } = &mut self.content[crossing] {
+            truncate_with(text, left, |cut| {
+                format!("\n[output cut here: {} more bytes left out]", cut + later)
+            });
         }
+        self.text_cut = true;
+    }
+
+    /// Whether the text was cut to the registry's output limit.
+    pub(crate) fn text_cut(&self) -> bool {
+        self.text_cut
     }
 
     /// The text blocks joined by newlines.
@@ -399,6 +420,24 @@ mod tests {
         assert!(text.starts_with(&"é".repeat(50)), "{text}");
         assert!(text.ends_with("[output cut here: 100 more bytes left out]"), "{text}");
         assert_eq!(result.clone().with_text_cut(200), result);
+    }
+
+    #[test]
+    fn many_text_blocks_are_cut_once_with_one_marker_counting_all_left_out() {
+        let mut output = ToolOutput::text("a".repeat(60));
+        for _ in 0..1_000 {
+            output.content.push(Content::text("b".repeat(10)));
+        }
+        output.content.push(Content::image(b"png", "image/png"));
+        let result = ToolResult::new("t", None, output);
+        let cut = result.with_text_cut(100);
+        let texts: Vec<&str> = cut.content.iter().filter_map(Content::as_text).collect();
+        // 60 + 4 blocks of 10 fit; the fifth is cut to nothing, and the
+        // 995 after it are left out with it: 9,960 bytes.
+        assert_eq!(texts.len(), 6, "{texts:?}");
+        assert_eq!(texts[5], "\n[output cut here: 9960 more bytes left out]");
+        assert_eq!(cut.content.len(), 7, "the image is kept");
+        assert!(cut.text_cut());
     }
 
     #[test]

@@ -199,8 +199,10 @@ pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
 
 fn function_response_part(result: &ToolResult) -> Value {
     let key = if result.is_error { "error" } else { "output" };
-    let value = match (&result.structured_content, result.is_error) {
-        (Some(structured), false) => structured.clone(),
+    // The structured content is never cut; when the text was, the model
+    // reads the cut text instead.
+    let value = match &result.structured_content {
+        Some(structured) if !result.is_error && !result.text_cut() => structured.clone(),
         _ => Value::String(super::text_only(result)),
     };
     let mut response = json!({"name": result.tool(), "response": {key: value}});
