@@ -226,16 +226,20 @@ impl ToolResult {
     /// are.
     pub(crate) fn cut_text(&mut self, max: usize) {
         let mut left = max;
-        let Some(crossing) = self.content.iter().position(|block| match block.as_text() {
-            Some(text) if text.len() > left => true,
-            Some(text) => {
+        for (index, block) in self.content.iter().enumerate() {
+            if let Some(text) = block.as_text() {
+                if text.len() > left {
+                    return self.cut_from(index, left);
+                }
                 left -= text.len();
-                false
             }
-            None => false,
-        }) else {
-            return;
-        };
+        }
+    }
+
+    /// Cuts the text block at `crossing` to `left` bytes and leaves out
+    /// the text blocks after it, with one marker for all.
+    #[cold]
+    fn cut_from(&mut self, crossing: usize, left: usize) {
         let rest = self.content.split_off(crossing + 1);
         let later: usize = rest.iter().filter_map(Content::as_text).map(str::len).sum();
         self.content

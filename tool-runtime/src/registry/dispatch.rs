@@ -27,6 +27,7 @@ use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
 use crate::call::{Arguments, ToolCall};
 use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
+use crate::output::ToolOutput;
 use crate::result::{Outcome, ToolResult};
 use crate::text::panic_message;
 use crate::tool::{Tool, ToolDefinition, ToolFuture};
@@ -287,6 +288,9 @@ impl ToolRegistry {
             sequential,
             own,
         } = started;
+        // From here on, a panic in the tool's `Drop` is caught wherever the
+        // future is dropped: finished, stopped, or never started.
+        let mut run = Guarded(Some(future));
         let signals = Signals {
             own: own.as_ref(),
             external,
@@ -320,7 +324,6 @@ impl ToolRegistry {
         if signals.external.is_some_and(Cancellation::is_cancelled) {
             return not_started(&name, id);
         }
-        let mut run = AssertUnwindSafe(future).catch_unwind();
         // Most tools finish on their first poll; only the others need a timer.
         let first = std::future::poll_fn(|cx| Poll::Ready(run.poll_unpin(cx))).await;
         let finished = match first {
@@ -334,20 +337,17 @@ impl ToolRegistry {
                     Waited::TimedOut => {
                         let limit = self.limit_seconds();
                         signals.raise_own();
-                        drop_quietly(run);
                         let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
                         return ToolResult::failure(&name, id, Outcome::TimedOut, text);
                     }
                     Waited::Cancelled => {
                         signals.raise_own();
-                        drop_quietly(run);
                         let text = format!("The call of `{name}` was cancelled before it finished.");
                         return ToolResult::failure(&name, id, Outcome::Cancelled, text);
                     }
                 }
             }
         };
-        drop_quietly(run);
         match finished {
             Ok(output) => ToolResult::from_output(name, id, output, warnings),
             Err(panic) => {
@@ -481,6 +481,44 @@ fn not_started_in_time(name: &str, id: Option<String>, limit: f64, why: &str) ->
 fn not_started(name: &str, id: Option<String>) -> ToolResult {
     let text = format!("The call of `{name}` was cancelled before it started; the tool was not run.");
     ToolResult::failure(name, id, Outcome::Cancelled, text)
+}
+
+/// A tool's future, polled and dropped where a panic in either is caught:
+/// a panic while polling is the call's result, and one in a `Drop` of the
+/// tool's (when it finishes, or is stopped) never reaches the caller.
+struct Guarded(Option<ToolFuture>);
+
+impl Future for Guarded {
+    type Output = Result<ToolOutput, Box<dyn Any + Send>>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let slot = &mut self.0;
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let Some(future) = slot else {
+                panic!("a tool's future was polled after it finished")
+            };
+            let polled = future.as_mut().poll(cx);
+            if polled.is_ready() {
+                *slot = None;
+            }
+            polled
+        }));
+        match polled {
+            Ok(polled) => polled.map(Ok),
+            Err(panic) => {
+                drop_quietly(self.0.take());
+                Poll::Ready(Err(panic))
+            }
+        }
+    }
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        if let Some(future) = self.0.take() {
+            drop_quietly(future);
+        }
+    }
 }
 
 /// Drops what a tool left behind (its future, a panic's payload) where a
