@@ -403,7 +403,12 @@ impl Walker {
                 clip(&key)
             );
             if self.lenient() {
-                self.warn(WarningCode::UnknownParameter, format!("{detail}; it was ignored"));
+                let fate = if top || !object.keeps_unknown {
+                    "it was ignored"
+                } else {
+                    "it was passed on as sent"
+                };
+                self.warn(WarningCode::UnknownParameter, format!("{detail}; {fate}"));
             } else {
                 self.error(ErrorCode::UnknownParameter, detail);
             }
@@ -411,7 +416,7 @@ impl Walker {
         }
         // One pass, not one removal a key: removing from an ordered map
         // shifts what follows, which made many unknown keys quadratic.
-        if !top {
+        if !top && !object.keeps_unknown {
             object.retain_named(map);
         }
     }

@@ -113,6 +113,22 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
         crate::schema::append_to_description(&mut out, &format!("(an object of {kind} values by key)"));
     }
     move_keywords(&mut out, &["uniqueItems"]);
+    // Gemini refuses a `required` name that no property defines (which a
+    // schema written elsewhere may hold: the key is still the tool's to
+    // ask for).
+    if let Some(Value::Array(required)) = out.get("required") {
+        let defined = |name: &Value| {
+            let properties = out.get("properties").and_then(Value::as_object);
+            name.as_str()
+                .is_some_and(|name| properties.is_some_and(|p| p.contains_key(name)))
+        };
+        let kept: Vec<Value> = required.iter().filter(|name| defined(name)).cloned().collect();
+        if kept.is_empty() {
+            out.remove("required");
+        } else {
+            out.insert("required".into(), Value::Array(kept));
+        }
+    }
     // Gemini refuses a `format` it does not know for the type (`uri`, say).
     if let Some(format) = out.get("format").and_then(Value::as_str) {
         let known: &[&str] = match out.get("type").and_then(Value::as_str) {
@@ -250,6 +266,14 @@ mod tests {
                 "required": ["tags"]
             })
         );
+    }
+
+    #[test]
+    fn required_names_no_property_defines_are_left_out() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]});
+        assert_eq!(openapi_schema(&schema)["required"], json!(["a"]));
+        let bare = json!({"type": "object", "required": ["ghost"]});
+        assert!(openapi_schema(&bare).get("required").is_none());
     }
 
     #[test]

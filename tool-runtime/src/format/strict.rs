@@ -49,6 +49,9 @@ pub const ANTHROPIC: StrictRules = StrictRules {
     moved: &[
         "minimum",
         "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
         "minLength",
         "maxLength",
         "minItems",
@@ -61,9 +64,10 @@ pub const ANTHROPIC: StrictRules = StrictRules {
 /// Whether strict mode can express `schema`. It cannot a free-form object
 /// (no `properties`, or `additionalProperties` that is not `false`: strict
 /// mode demands `false`), a value of any type (no `type` or `enum`), a
-/// list of anything (no `items`), nor `anyOf`, `oneOf`, `allOf`, `not`, `if`
-/// or `prefixItems` (a union's optional property would take the `null` a
-/// strict model sends as a value). Such a tool keeps its plain definition
+/// list of anything (no `items`), nor `anyOf`, `oneOf`, `allOf`, `not`,
+/// conditionals, tuples, or keywords on an object's keys and their number
+/// (a union's optional property would take the `null` a strict model
+/// sends as a value; the others the providers refuse). Such a tool keeps its plain definition
 /// in a strict request, without `strict: true`. (A mounted tool's schema
 /// can hold any of these.)
 pub fn expressible(schema: &Value) -> bool {
@@ -77,8 +81,20 @@ pub fn expressible(schema: &Value) -> bool {
         "allOf",
         "not",
         "if",
+        "then",
+        "else",
         "prefixItems",
+        "additionalItems",
+        "contains",
         "patternProperties",
+        "propertyNames",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "minProperties",
+        "maxProperties",
     ];
     if UNSUPPORTED.iter().any(|key| node.contains_key(*key)) {
         return false;

@@ -123,6 +123,11 @@ impl McpConfig {
         let Value::Object(root) = value else {
             return Err(McpError::config("an MCP configuration must be a JSON object"));
         };
+        if root.contains_key("mcpServers") && root.contains_key("mcp_servers") {
+            return Err(McpError::config(
+                "an MCP configuration has both `mcpServers` and `mcp_servers`; keep one of them",
+            ));
+        }
         let listed: Vec<Named<'_>> = match root.get("mcpServers").or_else(|| root.get("mcp_servers")) {
             Some(Value::Object(servers)) => by_name(servers)?,
             Some(Value::Array(servers)) => listed_by_name(servers)?,
@@ -554,6 +559,9 @@ mod tests {
             e.to_string().contains("server `a`: `allowed_tools` must be a list"),
             "{e}"
         );
+        let both = json!({"mcpServers": {"a": {"url": "http://a"}}, "mcp_servers": [{"url": "http://b", "name": "b"}]});
+        let e = McpConfig::from_json(&both).unwrap_err();
+        assert!(e.to_string().contains("both `mcpServers` and `mcp_servers`"), "{e}");
     }
 
     #[test]

@@ -52,17 +52,22 @@ pub struct ImportedSchema {
 pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
     let mut state = Inlining {
         resolving: Vec::new(),
-        nodes_left: MAX_INLINED_NODES,
+        bytes_left: MAX_INLINED_BYTES,
     };
     let mut schema = inline(input_schema, input_schema, 0, &mut state);
+    if !is_object_schema(&schema) {
+        // No object schema (`{"type": "string"}`, `properties` that are no
+        // object, `true`): what the provider APIs would refuse, failing
+        // every request, is replaced by an open object, and the server
+        // judges the arguments.
+        schema = serde_json::json!({"type": "object"});
+    }
     if let Value::Object(node) = &mut schema {
         flatten_root_union(node);
         // The arguments are an object: a root that also allowed `null`
         // (a union with a `null` member, folded) does not.
         strip_null(node);
-        if !node.contains_key("type") {
-            node.insert("type".into(), Value::from("object"));
-        }
+        node.insert("type".into(), Value::from("object"));
         node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
     }
     let shape = import_shape(&schema);
@@ -72,6 +77,30 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
         _ => ObjectShape::default(),
     };
     ImportedSchema { params, schema }
+}
+
+/// Whether `node` can be a tool's input schema: an object node whose
+/// `type`, if any, is `object` (alone or beside `null`), whose
+/// `properties`, if any, is an object and whose `required`, if any, lists
+/// names.
+fn is_object_schema(node: &Value) -> bool {
+    let Value::Object(node) = node else {
+        return false;
+    };
+    let object_type = match node.get("type") {
+        None => true,
+        Some(Value::String(ty)) => ty == "object",
+        Some(Value::Array(types)) => {
+            types.iter().any(|ty| ty == "object") && types.iter().all(|ty| ty == "object" || ty == "null")
+        }
+        Some(_) => false,
+    };
+    let required = match node.get("required") {
+        None => true,
+        Some(Value::Array(names)) => names.iter().all(Value::is_string),
+        Some(_) => false,
+    };
+    object_type && required && node.get("properties").is_none_or(Value::is_object)
 }
 
 /// Reads one normalised schema node into a [`Shape`].
@@ -104,9 +133,8 @@ fn import_shape(node: &Value) -> Shape {
             .map(|v| v.as_str().map(str::to_owned))
             .collect()
     };
-    let passes_through = ["allOf", "anyOf", "oneOf", "not", "if", "$ref"]
-        .iter()
-        .any(|key| node.contains_key(*key));
+    let passes_through = PASSED_THROUGH.iter().any(|key| node.contains_key(*key))
+        || (ty != Some("integer") && (node.contains_key("exclusiveMinimum") || node.contains_key("exclusiveMaximum")));
     let kind = if passes_through {
         Kind::Any
     } else if let Some(values) = strings("const").or_else(|| strings("enum")) {
@@ -127,6 +155,10 @@ fn import_shape(node: &Value) -> Shape {
     } else {
         ty.map_or(Kind::Any, |ty| typed_kind(ty, node, &mut constraints))
     };
+    if let Kind::Integer { .. } = kind {
+        exclusive_bounds_of_integer(node, &mut constraints);
+    }
+    let constraints = applying_to(&kind, constraints);
     let mut shape = Shape::new(kind).constrain(constraints);
     // What passes through takes `null` as any value; otherwise `null`
     // must pass every keyword (a type list with `null` beside an `enum`
@@ -134,6 +166,109 @@ fn import_shape(node: &Value) -> Shape {
     shape.nullable = passes_through || admits_null(node);
     shape.description = node.get("description").and_then(Value::as_str).map(str::to_owned);
     shape
+}
+
+/// Keywords outside the subset read: a node that uses one is bound as any
+/// value and passes to the remote tool unchanged, for its server to judge.
+/// (`exclusiveMinimum` and `exclusiveMaximum` are read for integers.)
+const PASSED_THROUGH: &[&str] = &[
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "propertyNames",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "multipleOf",
+];
+
+/// The constraints that bind a value of `kind`: each JSON Schema keyword
+/// constrains values of one type only (a `minLength` beside an array's
+/// `items` says nothing of its items).
+fn applying_to(kind: &Kind, read: Constraints) -> Constraints {
+    let Constraints {
+        minimum,
+        maximum,
+        min_length,
+        max_length,
+        pattern,
+        min_items,
+        max_items,
+        values,
+    } = read;
+    match kind {
+        Kind::String => Constraints {
+            min_length,
+            max_length,
+            pattern,
+            ..Constraints::default()
+        },
+        Kind::Integer { .. } | Kind::Number { .. } => Constraints {
+            minimum,
+            maximum,
+            values,
+            ..Constraints::default()
+        },
+        Kind::Boolean => Constraints {
+            values,
+            ..Constraints::default()
+        },
+        Kind::Array { .. } | Kind::Map { .. } => Constraints {
+            min_items,
+            max_items,
+            ..Constraints::default()
+        },
+        Kind::Enum(_) | Kind::Object(_) | Kind::Any => Constraints::default(),
+    }
+}
+
+/// An integer's `exclusiveMinimum`/`exclusiveMaximum` (a number, or
+/// `true` beside `minimum`/`maximum` as older drafts write it), read as
+/// the inclusive bound it amounts to: `> 2.5` is `>= 3`.
+fn exclusive_bounds_of_integer(node: &Map<String, Value>, constraints: &mut Constraints) {
+    let bound = |key: &str, inclusive: Option<&serde_json::Number>| -> Option<f64> {
+        match node.get(key)? {
+            Value::Number(n) => n.as_f64(),
+            Value::Bool(true) => inclusive?.as_f64(),
+            _ => None,
+        }
+    };
+    if let Some(above) = bound("exclusiveMinimum", constraints.minimum.as_ref()) {
+        let least = above.floor() + 1.0;
+        let own = constraints.minimum.as_ref().and_then(serde_json::Number::as_f64);
+        if own.is_none_or(|own| own < least) {
+            constraints.minimum = whole_number(least);
+        }
+    }
+    if let Some(below) = bound("exclusiveMaximum", constraints.maximum.as_ref()) {
+        let most = below.ceil() - 1.0;
+        let own = constraints.maximum.as_ref().and_then(serde_json::Number::as_f64);
+        if own.is_none_or(|own| own > most) {
+            constraints.maximum = whole_number(most);
+        }
+    }
+}
+
+/// A whole number as JSON writes one: `3`, not `3.0`, where it fits.
+fn whole_number(n: f64) -> Option<serde_json::Number> {
+    const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53: exact as f64
+    if n.abs() <= LIMIT {
+        Some(serde_json::Number::from(n as i64))
+    } else {
+        serde_json::Number::from_f64(n)
+    }
 }
 
 /// Any JSON value, `null` included: what a schema of no keywords, or
@@ -213,6 +348,11 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         _ if rejects_unknown => return Kind::Object(ObjectShape::new(Vec::new(), true)),
         _ => None,
     };
+    // A bound on the number of keys of an object with fixed fields is
+    // outside the subset.
+    if properties.is_some() && (node.contains_key("minProperties") || node.contains_key("maxProperties")) {
+        return Kind::Any;
+    }
     let Some(properties) = properties else {
         // Free keys: a map, its values of the additional schema, if any.
         constraints.min_items = node.get("minProperties").and_then(Value::as_u64);
@@ -256,6 +396,8 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             .unwrap_or(usize::MAX)
     });
     let mut object = ObjectShape::new(fields, rejects_unknown);
+    // Keys the schema leaves open are the server's: warned about, kept.
+    object.keeps_unknown = !rejects_unknown;
     // Other keys of a given schema are bound as it says.
     if let Some(schema @ Value::Object(other)) = additional
         && !other.is_empty()
@@ -297,45 +439,94 @@ fn single_type(node: &Map<String, Value>) -> Option<&str> {
     }
 }
 
-/// The most schema nodes inlining writes; past it, a `$ref` is any value.
-const MAX_INLINED_NODES: usize = 20_000;
+/// The most bytes of definitions inlining copies in all (each `$ref`
+/// resolved costs the size of what it names); past it, a `$ref` is any
+/// value. Keeps a schema whose definitions refer to each other many times
+/// over (four uses a level, ten levels deep) from growing without bound.
+const MAX_INLINED_BYTES: usize = 256 * 1024;
 
 /// What inlining one schema carries along.
 struct Inlining {
     /// The `$ref`s being resolved: meeting one again is a cycle.
     resolving: Vec<String>,
-    /// How many more nodes it may write before it stops resolving.
-    nodes_left: usize,
+    /// How many more bytes of definitions it may copy.
+    bytes_left: usize,
 }
+
+/// Keywords whose value is one schema.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+];
+
+/// Keywords whose value is a list of schemas (`items` too, in the tuple
+/// form of older drafts).
+const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+
+/// Keywords whose value maps names to schemas.
+const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 
 /// Inlines local `$ref`s, folds `anyOf`/`oneOf` with a `null` member into a
 /// nullable type, drops `$schema`, `$defs`, `definitions` and `title`, and
-/// leaves optional properties non-nullable.
+/// leaves optional properties non-nullable. A `$ref` it cannot follow (to
+/// another document, or to nothing) becomes any value: no `$ref` is left
+/// pointing at the definitions it drops. A `true` schema becomes `{}` and
+/// `false` `{"not": {}}`, as providers read only objects.
 fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Value {
-    let Value::Object(object) = node else {
-        return node.clone();
+    let object = match node {
+        Value::Object(object) => object,
+        Value::Bool(true) => return Value::Object(Map::new()),
+        Value::Bool(false) => return serde_json::json!({"not": {}}),
+        other => return other.clone(),
     };
     if depth > MAX_DEPTH {
         return Value::Object(Map::new());
     }
-    state.nodes_left = state.nodes_left.saturating_sub(1);
-    if let Some(Value::String(reference)) = object.get("$ref")
-        && let Some(target) = resolve(root, reference)
-    {
-        // A recursive type, or a schema whose `$ref`s would make it huge
-        // (a definition used four times a level, ten levels deep): below
-        // this point, any value.
-        if state.resolving.contains(reference) || state.nodes_left == 0 {
+    if let Some(reference) = object.get("$ref") {
+        let Some(target) = reference.as_str().and_then(|reference| resolve(root, reference)) else {
+            return describe_only(object);
+        };
+        let reference = reference.as_str().unwrap_or_default();
+        let size = flat_size(target);
+        // A recursive type, or a schema whose `$ref`s would make it huge:
+        // below this point, any value.
+        if state.resolving.iter().any(|r| r == reference) || size > state.bytes_left {
             return describe_only(object);
         }
-        state.resolving.push(reference.clone());
+        state.bytes_left -= size;
+        state.resolving.push(reference.to_owned());
         let mut resolved = inline(target, root, depth + 1, state);
         state.resolving.pop();
-        // Keys beside the `$ref` (a description, a default) win.
+        // Keys beside the `$ref` add to what it names (as `allOf` would):
+        // their properties and required names join its own; any other key
+        // (a description, a default) wins.
         if let Value::Object(resolved) = &mut resolved {
             for (key, value) in object {
-                if key != "$ref" && !is_dropped(key) {
-                    resolved.insert(key.clone(), inline(value, root, depth + 1, state));
+                if key == "$ref" || is_dropped(key) {
+                    continue;
+                }
+                let value = inline_keyword(key, value, root, depth, state);
+                match (key.as_str(), resolved.get_mut(key), value) {
+                    ("properties", Some(Value::Object(own)), Value::Object(added)) => own.extend(added),
+                    ("required", Some(Value::Array(own)), Value::Array(added)) => {
+                        for name in added {
+                            if !own.contains(&name) {
+                                own.push(name);
+                            }
+                        }
+                    }
+                    (_, _, value) => {
+                        resolved.insert(key.clone(), value);
+                    }
                 }
             }
         }
@@ -347,33 +538,52 @@ fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Val
         if is_dropped(key) || (key == "default" && value.is_null()) {
             continue;
         }
-        let value = match key.as_str() {
-            "properties" | "patternProperties" => match value {
-                Value::Object(properties) => Value::Object(
-                    properties
-                        .iter()
-                        .map(|(name, schema)| (name.clone(), inline(schema, root, depth + 1, state)))
-                        .collect(),
-                ),
-                other => other.clone(),
-            },
-            "items" | "additionalProperties" | "not" | "contains" => inline(value, root, depth + 1, state),
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => match value {
-                Value::Array(members) => Value::Array(
-                    members
-                        .iter()
-                        .map(|member| inline(member, root, depth + 1, state))
-                        .collect(),
-                ),
-                other => other.clone(),
-            },
-            _ => value.clone(),
-        };
-        out.insert(key.clone(), value);
+        out.insert(key.clone(), inline_keyword(key, value, root, depth, state));
     }
     fold_null_union(&mut out, "anyOf");
     fold_null_union(&mut out, "oneOf");
     Value::Object(out)
+}
+
+/// The value of keyword `key` of a node at `depth`, its schemas inlined.
+fn inline_keyword(key: &str, value: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Value {
+    let mut inline_one = |schema: &Value| inline(schema, root, depth + 1, state);
+    match value {
+        // `"additionalProperties": false` stays as written.
+        Value::Bool(_) if key == "additionalProperties" => value.clone(),
+        Value::Array(members) if SCHEMA_LIST_KEYWORDS.contains(&key) => {
+            Value::Array(members.iter().map(inline_one).collect())
+        }
+        Value::Object(schemas) if SCHEMA_MAP_KEYWORDS.contains(&key) => Value::Object(
+            schemas
+                .iter()
+                .map(|(name, schema)| (name.clone(), inline_one(schema)))
+                .collect(),
+        ),
+        _ if SCHEMA_KEYWORDS.contains(&key) => inline_one(value),
+        _ => value.clone(),
+    }
+}
+
+/// About how many bytes `node` takes written out (its `$ref`s unresolved).
+fn flat_size(node: &Value) -> usize {
+    let mut size = 0;
+    let mut pending = vec![node];
+    while let Some(node) = pending.pop() {
+        size += match node {
+            Value::String(text) => text.len() + 2,
+            Value::Array(items) => {
+                pending.extend(items);
+                2 + items.len()
+            }
+            Value::Object(entries) => {
+                pending.extend(entries.values());
+                2 + entries.keys().map(|key| key.len() + 4).sum::<usize>()
+            }
+            _ => 8,
+        };
+    }
+    size
 }
 
 /// Normalises the read schema for the provider formats as a native tool's
@@ -392,23 +602,20 @@ fn for_providers(node: &mut Value) {
         }
     }
     for (key, value) in object.iter_mut() {
-        match key.as_str() {
-            "properties" | "patternProperties" => {
-                if let Value::Object(properties) = value {
-                    for schema in properties.values_mut() {
-                        if let Value::Object(schema) = schema {
-                            strip_null(schema);
-                        }
-                        for_providers(schema);
+        let key = key.as_str();
+        match value {
+            Value::Object(properties) if SCHEMA_MAP_KEYWORDS.contains(&key) => {
+                for schema in properties.values_mut() {
+                    if let Value::Object(schema) = schema {
+                        strip_null(schema);
                     }
+                    for_providers(schema);
                 }
             }
-            "items" | "additionalProperties" | "not" | "contains" => for_providers(value),
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                if let Value::Array(members) = value {
-                    members.iter_mut().for_each(for_providers);
-                }
+            Value::Array(members) if SCHEMA_LIST_KEYWORDS.contains(&key) => {
+                members.iter_mut().for_each(for_providers);
             }
+            _ if SCHEMA_KEYWORDS.contains(&key) => for_providers(value),
             _ => {}
         }
     }
@@ -574,14 +781,59 @@ fn describe_only(node: &Map<String, Value>) -> Value {
     Value::Object(out)
 }
 
-/// Follows a local reference: `#/$defs/Name`, `#/definitions/Name`, or any
-/// JSON pointer into the document.
+/// Follows a local reference: a JSON pointer into the document
+/// (`#/$defs/Name`, `#/definitions/Name`, percent-encoded as a URI
+/// fragment is), or a plain name an `$anchor` gives (`#name`).
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
+    let fragment = percent_decoded(reference.strip_prefix('#')?)?;
+    if fragment.is_empty() {
         return Some(root);
     }
-    root.pointer(pointer)
+    if fragment.starts_with('/') {
+        return root.pointer(&fragment);
+    }
+    anchored(root, &fragment, 0)
+}
+
+/// The node of the document whose `$anchor` is `name`.
+fn anchored<'a>(node: &'a Value, name: &str, depth: usize) -> Option<&'a Value> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match node {
+        Value::Object(object) if object.get("$anchor").and_then(Value::as_str) == Some(name) => Some(node),
+        Value::Object(object) => object.values().find_map(|value| anchored(value, name, depth + 1)),
+        Value::Array(items) => items.iter().find_map(|item| anchored(item, name, depth + 1)),
+        _ => None,
+    }
+}
+
+/// `text` with its `%XX` escapes decoded; `None` when they make no UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// `{"anyOf": [X, {"type": "null"}]}` becomes X, nullable. Other unions
@@ -1011,6 +1263,139 @@ mod tests {
         // What was inlined still binds.
         let (_, _, errors) = bind(&imported, json!({"root": {"a": {"a": "x"}}}));
         assert_eq!(errors, ["type_mismatch:root.a.a"]);
+    }
+
+    #[test]
+    fn big_definitions_used_many_times_are_inlined_within_a_byte_budget() {
+        // Ten levels, each naming the next four times, each with a long
+        // description: about 24 KB as written, tens of MB if all inlined.
+        let text = "d".repeat(2_000);
+        let mut defs = Map::new();
+        for level in 0..10 {
+            let next = json!({"$ref": format!("#/$defs/L{}", level + 1)});
+            let properties: Map<String, Value> = ["a", "b", "c", "d"]
+                .iter()
+                .map(|k| ((*k).to_owned(), next.clone()))
+                .collect();
+            defs.insert(
+                format!("L{level}"),
+                json!({"type": "object", "description": text, "properties": properties}),
+            );
+        }
+        defs.insert("L10".into(), json!({"type": "integer", "description": text}));
+        let schema = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/L0"}}, "$defs": defs});
+        let size = import_input_schema(&schema).schema.to_string().len();
+        assert!(size < 2 * MAX_INLINED_BYTES, "{size} bytes");
+    }
+
+    #[test]
+    fn no_ref_is_left_pointing_at_dropped_definitions() {
+        let schema = json!({
+            "$defs": {
+                "My Type": {"type": "integer"},
+                "Tagged": {"$anchor": "tagged", "type": "string"},
+                "Base": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+            },
+            "type": "object",
+            "properties": {
+                "encoded": {"$ref": "#/$defs/My%20Type"},
+                "anchored": {"$ref": "#tagged"},
+                "elsewhere": {"$ref": "https://example.com/schema.json", "description": "Far away"},
+                "missing": {"$ref": "#/$defs/Nope"},
+                "conditional": {"if": {"$ref": "#/$defs/Base"}, "then": {"$ref": "#/$defs/My%20Type"}},
+                "extended": {"$ref": "#/$defs/Base", "properties": {"note": {"type": "string"}}},
+                "anything": true,
+            },
+        });
+        let imported = import_input_schema(&schema);
+        let out = &imported.schema["properties"];
+        assert!(!imported.schema.to_string().contains("$ref"), "{}", imported.schema);
+        assert_eq!(out["encoded"], json!({"type": "integer"}));
+        assert_eq!(out["anchored"]["type"], "string");
+        assert_eq!(out["elsewhere"], json!({"description": "Far away"}));
+        assert_eq!(out["missing"], json!({}));
+        assert_eq!(out["anything"], json!({}));
+        // Keys beside a `$ref` add to what it names.
+        assert_eq!(out["extended"]["required"], json!(["id"]));
+        let names: Vec<&String> = out["extended"]["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(names, ["id", "note"]);
+        // What could not be followed is any value, passed on as sent.
+        let (args, _, errors) = bind(&imported, json!({"elsewhere": [1], "encoded": "7"}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            (args["elsewhere"].clone(), args["encoded"].clone()),
+            (json!([1]), json!(7))
+        );
+    }
+
+    #[test]
+    fn keys_a_nested_open_object_admits_are_passed_on() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "opts": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["b"]},
+                "closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false},
+            },
+        }));
+        let (args, warnings, errors) = bind(
+            &imported,
+            json!({"opts": {"a": "x", "b": 1}, "closed": {"a": "x", "b": 1}}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["opts"], json!({"a": "x", "b": 1}), "the schema admits `b`");
+        assert_eq!(args["closed"], json!({"a": "x"}), "the schema admits no `b`");
+        assert_eq!(warnings, ["unknown_parameter:closed.b", "unknown_parameter:opts.b"]);
+    }
+
+    #[test]
+    fn keywords_bind_only_values_of_their_own_type() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "names": {"type": "array", "items": {"type": "string"}, "minLength": 1},
+                "tuple": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}},
+                "positive": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10.5},
+                "older": {"type": "integer", "minimum": 5, "exclusiveMinimum": true},
+                "ratio": {"type": "number", "exclusiveMinimum": 0},
+                "even": {"type": "integer", "multipleOf": 2},
+                "counted": {"type": "object", "properties": {"a": {"type": "integer"}}, "minProperties": 2},
+            },
+        }));
+        let (args, _, errors) = bind(
+            &imported,
+            json!({"names": [""], "tuple": ["42", 1], "ratio": "0", "even": "3", "counted": {"a": "1", "z": 1}}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        // Outside the subset: passed on as sent, for the server to judge.
+        assert_eq!(args["tuple"], json!(["42", 1]));
+        assert_eq!((args["ratio"].clone(), args["even"].clone()), (json!("0"), json!("3")));
+        assert_eq!(args["counted"], json!({"a": "1", "z": 1}));
+        let (_, _, errors) = bind(&imported, json!({"positive": 0, "older": 5}));
+        assert_eq!(errors, ["out_of_range:older", "out_of_range:positive"]);
+        let (args, _, errors) = bind(&imported, json!({"positive": "10", "older": 6}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["positive"], json!(10));
+        let (_, _, errors) = bind(&imported, json!({"positive": 11}));
+        assert_eq!(errors, ["out_of_range:positive"]);
+    }
+
+    #[test]
+    fn a_root_that_is_no_object_schema_becomes_an_open_object() {
+        for root in [
+            json!({"type": "string"}),
+            json!({"type": "object", "properties": []}),
+            json!({"type": "object", "required": "a"}),
+            json!(true),
+            json!([1]),
+        ] {
+            let imported = import_input_schema(&root);
+            assert_eq!(imported.schema, json!({"type": "object", "properties": {}}), "{root}");
+            let (args, _, errors) = bind(&imported, json!({"x": 1}));
+            assert!(errors.is_empty() && args["x"] == 1, "{root}: {errors:?}");
+        }
+        // A property that can only be `null` keeps its type.
+        let imported = import_input_schema(&json!({"type": "object", "properties": {"n": {"type": ["null"]}}}));
+        assert_eq!(imported.schema["properties"]["n"], json!({"type": "null"}));
     }
 
     #[test]

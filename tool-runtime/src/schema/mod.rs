@@ -101,6 +101,11 @@ pub struct ObjectShape {
     /// `"additionalProperties": {...}`): they are then bound as that shape,
     /// not ignored. Always `None` for a Rust type's fields, so not public.
     pub(crate) others: Option<Box<Shape>>,
+    /// Keys no field names are warned about and kept, not removed: the
+    /// object's schema admits them (a remote tool's object without
+    /// `"additionalProperties": false`). Always false of a Rust type's
+    /// fields, whose schema admits no other key.
+    pub(crate) keeps_unknown: bool,
 }
 
 /// One field of an object, or one parameter of a tool.
@@ -555,7 +560,10 @@ pub(crate) fn make_nullable(node: &mut Map<String, Value>) {
 /// Undoes [`make_nullable`].
 pub(crate) fn strip_null(node: &mut Map<String, Value>) {
     if let Some(Value::Array(types)) = node.get_mut("type") {
-        types.retain(|t| t != "null");
+        // `["null"]` alone stays the type it is.
+        if types.iter().any(|t| t != "null") {
+            types.retain(|t| t != "null");
+        }
         if let [only] = types.as_slice() {
             let only = only.clone();
             node.insert("type".into(), only);
@@ -574,6 +582,7 @@ impl ObjectShape {
             fields,
             rejects_unknown,
             others: None,
+            keeps_unknown: false,
         }
     }
 
@@ -703,6 +712,7 @@ mod tests {
         let object = ObjectShape {
             rejects_unknown: true,
             others: None,
+            keeps_unknown: false,
             fields: vec![
                 Field::new("a", String::shape().describe("A"), false, "String"),
                 Field::new("b", Option::<u8>::shape().describe("B"), false, "Option<u8>"),
@@ -737,6 +747,7 @@ mod tests {
         let shape = Shape::new(Kind::Object(ObjectShape {
             rejects_unknown: true,
             others: None,
+            keeps_unknown: false,
             fields: vec![
                 Field::new("a", Option::<String>::shape(), false, "Option<String>"),
                 Field::new(
