@@ -598,6 +598,12 @@ mod edge {
         json!({"start": range.start, "end": range.end})
     }
 
+    /// Echo a share.
+    #[tool]
+    pub async fn share(#[param(description = "A share", min = 0.7, max = 1.1)] share: f32) -> f32 {
+        share
+    }
+
     /// Count labels.
     #[tool]
     pub async fn labelled(
@@ -618,6 +624,8 @@ fn edge_registry(fast: bool, strict: bool) -> ToolRegistry {
         .register(edge::Ranges)
         .unwrap()
         .register(edge::Labelled)
+        .unwrap()
+        .register(edge::Share)
         .unwrap()
         .register(Probe)
         .unwrap();
@@ -681,6 +689,22 @@ fn f32_bounds_apply_to_the_value_the_tool_gets() {
         agreed("edges", json!({"data": 1, "ratio": 3.5e38})).error_codes(),
         ["out_of_range:ratio"]
     );
+}
+
+#[test]
+fn an_f32_bound_takes_the_value_it_is_written_as() {
+    // Neither 0.7 nor 1.1 is an f32: each rounds away from its bound's
+    // f64, one down and one up, and must still fit.
+    for fits in [0.7, 1.1, 0.9] {
+        let result = agreed("share", json!({ "share": fits }));
+        assert!(!result.is_error, "{fits}: {}", result.text());
+    }
+    for outside in [0.69, 1.11] {
+        assert_eq!(
+            agreed("share", json!({ "share": outside })).error_codes(),
+            ["out_of_range:share"]
+        );
+    }
 }
 
 #[test]

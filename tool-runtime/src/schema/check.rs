@@ -36,22 +36,23 @@ impl Shape {
     }
 
     /// Whether a number fits the declared bounds, as the tool receives it:
-    /// an `f32` is rounded first, and must stay finite.
+    /// an `f32` is rounded first, and must stay finite, and is compared
+    /// with its bounds rounded alike (`max = 0.1` takes `0.1`, though the
+    /// `f32` nearest `0.1` is a little more than it).
     pub(crate) fn number_fits(&self, n: f64) -> bool {
-        let received = match self.kind {
-            Kind::Number { single: true } => f64::from(n as f32),
-            _ => n,
-        };
+        let single = matches!(self.kind, Kind::Number { single: true });
+        let received = |n: f64| if single { f64::from(n as f32) } else { n };
+        let value = received(n);
         let c = &self.constraints;
-        received.is_finite()
+        value.is_finite()
             && c.minimum
                 .as_ref()
                 .and_then(Number::as_f64)
-                .is_none_or(|b| received >= b)
+                .is_none_or(|b| value >= received(b))
             && c.maximum
                 .as_ref()
                 .and_then(Number::as_f64)
-                .is_none_or(|b| received <= b)
+                .is_none_or(|b| value <= received(b))
     }
 
     /// Checks a string's length (in characters) and pattern.
