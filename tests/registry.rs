@@ -404,3 +404,21 @@ fn enum_values_keep_their_meaning_under_a_parameter_description() {
         "How urgent a task is. low: Only when idle; high: Before anything else"
     );
 }
+
+/// Greet someone by a code.
+#[tool]
+async fn coded(
+    #[param(description = "At least five letters", default = "ab".to_string(), min_length = 5)] code: String,
+) -> String {
+    code
+}
+
+#[test]
+fn a_default_written_as_an_expression_outside_its_bounds_is_refused_at_registration() {
+    // The macro judges literal defaults; an expression is judged here,
+    // before a call could hand the tool a value its schema refuses.
+    let error = ToolRegistry::new().register(Coded).map(|_| ()).unwrap_err();
+    assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
+    let text = error.to_string();
+    assert!(text.contains("the default of `code`") && text.contains("at least 5"), "{text}");
+}

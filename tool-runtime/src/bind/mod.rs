@@ -166,6 +166,27 @@ pub(crate) fn normalize(
     walker.report
 }
 
+/// The first parameter whose default breaks its own schema (a bound or a
+/// pattern that a default written as an expression, which the macro cannot
+/// judge, does not meet), with what is wrong.
+pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
+    params.fields.iter().find_map(|field| {
+        let default = field.default.as_ref().filter(|value| !value.is_null())?;
+        let mut walker = Walker {
+            mode: BindMode::Strict,
+            null_is_absent: false,
+            path: field.name.clone(),
+            report: Report::default(),
+        };
+        walker.value(&field.shape, &mut default.clone());
+        let error = walker.report.errors.first()?;
+        Some(format!(
+            "the default of `{}` does not fit its own schema: {}",
+            field.name, error.detail
+        ))
+    })
+}
+
 struct Walker {
     mode: BindMode,
     null_is_absent: bool,

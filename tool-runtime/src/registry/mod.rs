@@ -146,7 +146,8 @@ pub enum RegistryError {
     /// The name breaks `^[a-zA-Z0-9_-]{1,64}$` (only possible for hand-written tools).
     InvalidName(String),
     /// The tool's definition could not be built (a parameter type that
-    /// contains itself, say: schemas are inlined, so it has no finite schema).
+    /// contains itself, say: schemas are inlined, so it has no finite
+    /// schema), or contradicts itself (a default outside its own bounds).
     InvalidDefinition(String),
     /// The tool takes `State<T>` and the registry holds no `T`; add it with
     /// [`ToolRegistry::with_state`] before registering.
@@ -329,6 +330,9 @@ impl ToolRegistry {
         }
         if self.index.contains_key(name) || self.mounted(name).is_some() {
             return Err(RegistryError::DuplicateName(name.to_owned()));
+        }
+        if let Some(problem) = crate::bind::default_problem(definition.params()) {
+            return Err(RegistryError::InvalidDefinition(format!("tool `{name}`: {problem}")));
         }
         if let Some(missing) = definition.states().iter().find(|s| !self.states.contains(s.type_id)) {
             return Err(RegistryError::MissingState {
