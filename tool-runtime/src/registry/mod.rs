@@ -331,6 +331,16 @@ impl ToolRegistry {
         if self.index.contains_key(name) || self.mounted(name).is_some() {
             return Err(RegistryError::DuplicateName(name.to_owned()));
         }
+        let unchecked = definition.params().fields.iter().find_map(|field| {
+            let keyword = field.shape.unchecked_constraint()?;
+            Some(format!(
+                "tool `{name}`: the parameter `{}` ({}) has `{keyword}`, which no value of its type can be checked against",
+                field.name, field.rust_type
+            ))
+        });
+        if let Some(problem) = unchecked {
+            return Err(RegistryError::InvalidDefinition(problem));
+        }
         if let Some(problem) = crate::bind::default_problem(definition.params()) {
             return Err(RegistryError::InvalidDefinition(format!("tool `{name}`: {problem}")));
         }

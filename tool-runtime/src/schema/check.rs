@@ -23,6 +23,38 @@ pub(crate) enum TextProblem {
 }
 
 impl Shape {
+    /// A constraint of this shape, or of one inside it, that the binder
+    /// cannot check on a value of its kind (`min_length` on a number,
+    /// `minimum` on a `serde_json::Value` or a struct): the keyword, as
+    /// JSON Schema names it. The macro refuses such constraints where it
+    /// knows the type; this catches the rest (a type alias, say).
+    pub(crate) fn unchecked_constraint(&self) -> Option<&'static str> {
+        let c = &self.constraints;
+        let (numeric, text, counted) = match &self.kind {
+            Kind::Integer { .. } | Kind::Number { .. } => (true, false, false),
+            Kind::String => (false, true, false),
+            Kind::Array { .. } | Kind::Map { .. } => (false, false, true),
+            Kind::Boolean | Kind::Enum(_) | Kind::Object(_) | Kind::Any => (false, false, false),
+        };
+        let unchecked = [
+            ("minimum", c.minimum.is_some() && !numeric),
+            ("maximum", c.maximum.is_some() && !numeric),
+            ("minLength", c.min_length.is_some() && !text),
+            ("maxLength", c.max_length.is_some() && !text),
+            ("pattern", c.pattern.is_some() && !text),
+            ("minItems", c.min_items.is_some() && !counted),
+            ("maxItems", c.max_items.is_some() && !counted),
+        ];
+        if let Some((keyword, _)) = unchecked.iter().find(|(_, unchecked)| *unchecked) {
+            return Some(keyword);
+        }
+        match &self.kind {
+            Kind::Array { items: inner, .. } | Kind::Map { values: inner } => inner.unchecked_constraint(),
+            Kind::Object(object) => object.fields.iter().find_map(|f| f.shape.unchecked_constraint()),
+            _ => None,
+        }
+    }
+
     /// Whether an integer fits the type's range and the declared bounds.
     #[inline]
     pub(crate) fn integer_fits(&self, n: i128) -> bool {
