@@ -403,8 +403,7 @@ async fn a_deferred_call_resumes_later() {
     let deferred: tool_runtime::agent::Deferred =
         serde_json::from_str(&serde_json::to_string(&deferred).unwrap()).unwrap();
     let call = deferred.pending().next().unwrap();
-    let approved = ToolCall::new(call.name.clone(), call.input.clone()).with_id(call.id.clone());
-    let result = agent.registry().call_one(approved).await;
+    let result = agent.registry().call_one(ToolCall::from(call)).await;
     let outcome = agent
         .resume(outcome.transcript, deferred, [result], &Cancellation::new())
         .await;

@@ -13,16 +13,6 @@ use crate::result::Outcome;
 use crate::text::clip;
 use crate::{CallArguments, Cancellation, Tool, ToolCall, ToolRegistry, ToolResult};
 
-/// The registry call for a model's tool call: raw text when the provider
-/// sent text (so the binder reports bad JSON), else the JSON value.
-pub(crate) fn call_of(call: &ToolUse) -> ToolCall {
-    let arguments = match &call.raw_arguments {
-        Some(text) => CallArguments::Text(text.clone()),
-        None => CallArguments::Json(call.input.clone()),
-    };
-    ToolCall::new(call.name.clone(), arguments).with_id(call.id.clone())
-}
-
 /// The same call with arguments an approver chose.
 pub(crate) fn with_arguments(mut call: ToolCall, arguments: Value) -> ToolCall {
     call.arguments = CallArguments::Json(arguments);

@@ -42,7 +42,7 @@ use crate::model::{
     Block, Message, Model, ModelError, ModelErrorKind, ModelRequest, ModelStop, Role, StreamEvent, ToolUse, Usage,
 };
 use crate::text::clip;
-use crate::{Cancellation, Tool, ToolDefinition, ToolRegistry, ToolResult};
+use crate::{Cancellation, Tool, ToolCall, ToolDefinition, ToolRegistry, ToolResult};
 use adapter::{SharedRegistry, Slots};
 use events::EventFn;
 use outcome::Slot;
@@ -197,8 +197,9 @@ impl<M: Model> Agent<M> {
 
     /// Resumes a deferred run: `results` answer the pending calls (matched
     /// by call id; make them with [`ToolRegistry::call_one`] once a person
-    /// agreed, or refuse with any error result). A pending call with no
-    /// result is answered as not run.
+    /// agreed, `registry.call_one(ToolCall::from(pending))` for each of
+    /// [`Deferred::pending`], or refuse with any error result). A pending
+    /// call with no result is answered as not run.
     pub async fn resume(
         &self,
         mut transcript: Vec<Message>,
@@ -313,7 +314,7 @@ impl<M: Model> Agent<M> {
                     format!("The tool `{quoted}` is not available in this run. {available} Call one of them instead.");
                 return finish(adapter::not_run(&call, text, false), Duration::ZERO);
             }
-            let mut tool_call = adapter::call_of(&call);
+            let mut tool_call = ToolCall::from(&call);
             if let Some(approver) = approver {
                 let decision = tokio::select! {
                     decision = approver.approve(&tool_call) => decision,

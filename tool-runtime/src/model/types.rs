@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::call::{CallArguments, ToolCall};
 use crate::tool::ToolDefinition;
 
 /// Who wrote a message.
@@ -117,6 +118,29 @@ pub struct ToolUse {
     /// (OpenAI); the binder reads it, and it goes back unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_arguments: Option<String>,
+}
+
+/// The registry call for a model's tool call, to run it yourself (the
+/// calls a deferred run waits for, say): raw text when the provider sent
+/// text (so the binder reports bad JSON), else the JSON value.
+impl From<&ToolUse> for ToolCall {
+    fn from(call: &ToolUse) -> Self {
+        let arguments = match &call.raw_arguments {
+            Some(text) => CallArguments::Text(text.clone()),
+            None => CallArguments::Json(call.input.clone()),
+        };
+        ToolCall::new(call.name.clone(), arguments).with_id(call.id.clone())
+    }
+}
+
+impl From<ToolUse> for ToolCall {
+    fn from(call: ToolUse) -> Self {
+        let arguments = match call.raw_arguments {
+            Some(text) => CallArguments::Text(text),
+            None => CallArguments::Json(call.input),
+        };
+        ToolCall::new(call.name, arguments).with_id(call.id)
+    }
 }
 
 impl ToolUse {
