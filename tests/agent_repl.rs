@@ -78,3 +78,26 @@ async fn without_a_model_chat_is_refused() {
     assert!(output.contains("No model is configured"), "{output}");
     assert!(output.contains("The conversation is forgotten."), "{output}");
 }
+
+#[tokio::test]
+async fn odd_lines_are_refused_and_the_session_goes_on() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"/tools \xff\xfe\n");
+    input.extend(std::iter::repeat_n(b'x', 3 << 20));
+    input.extend_from_slice(b"\n/");
+    input.extend(std::iter::repeat_n(b'z', 1_000));
+    input.extend_from_slice(b"\r\n/schema ");
+    input.extend(std::iter::repeat_n(b'q', 1_000));
+    input.extend_from_slice(b"\n/call add {\"a\": 1, \"b\": 2}");
+    let mut output = Vec::new();
+    Repl::new(registry()).run(input.as_slice(), &mut output).await.unwrap();
+    let output = String::from_utf8(output).unwrap();
+    let expect = |needle: &str| assert!(output.contains(needle), "missing {needle:?} in:\n{output}");
+    expect("The line is not UTF-8 text and was left out.");
+    expect("The line is longer than 2097152 bytes and was left out.");
+    // Echoed names are cut; the last line, without a newline, still runs.
+    assert!(output.len() < 2_000, "{} bytes:\n{output}", output.len());
+    expect("Unknown command `/zzzz");
+    expect("There is no tool named `qqqq");
+    expect("):\n3\n");
+}

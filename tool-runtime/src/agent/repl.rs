@@ -9,7 +9,14 @@
 //! ```
 //!
 //! Commands: `/tools [FORMAT [strict]]`, `/schema NAME`, `/call NAME {json}`,
-//! `/reset`, `/help`, `/quit`; any other line is a chat message.
+//! `/reset`, `/help`, `/quit`; any other line is a chat message. A line is
+//! at most 2 MiB of UTF-8; a longer one, or one that is no UTF-8, is
+//! refused with a message and the session goes on.
+//!
+//! [`Repl::run_stdio`] takes Ctrl-C as a terminal user expects: during a
+//! chat turn it stops the turn (its tools are cancelled, the conversation
+//! stays valid), at the prompt it ends the REPL. It does so with Tokio's
+//! signal handling, which, once set up, stays for the life of the process.
 
 use std::io::{self, IsTerminal as _};
 use std::sync::Arc;
@@ -22,7 +29,12 @@ use tokio::sync::mpsc;
 use super::{Agent, AgentEvent, StopReason};
 use crate::format::Format;
 use crate::model::{Message, Model};
+use crate::text::clip;
 use crate::{Cancellation, ToolRegistry};
+
+/// The longest line read: more than a call's largest arguments (1 MiB by
+/// default), written as JSON text.
+const MAX_LINE_BYTES: usize = 2 << 20;
 
 const HELP: &str = "\
 Commands:
@@ -42,6 +54,8 @@ pub struct Repl {
     model: Option<Arc<dyn Model>>,
     max_turns: usize,
     prompt: Option<bool>,
+    /// Ctrl-C stops a chat turn, or ends the REPL at the prompt.
+    interrupts: bool,
 }
 
 impl std::fmt::Debug for Repl {
@@ -61,6 +75,7 @@ impl Repl {
             model: None,
             max_turns: 25,
             prompt: None,
+            interrupts: false,
         }
     }
 
@@ -83,11 +98,13 @@ impl Repl {
         self
     }
 
-    /// Runs on standard input and output until end of input or `/quit`.
+    /// Runs on standard input and output until end of input, `/quit`, or
+    /// Ctrl-C at the prompt; Ctrl-C during a chat turn stops the turn.
     pub async fn run_stdio(mut self) -> io::Result<()> {
         if self.prompt.is_none() {
             self.prompt = Some(io::stdin().is_terminal());
         }
+        self.interrupts = true;
         self.run(BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await
     }
 
@@ -97,7 +114,11 @@ impl Repl {
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let mut lines = input.lines();
+        let mut lines = Lines {
+            input,
+            line: Vec::new(),
+            discarding: false,
+        };
         let mut transcript: Vec<Message> = Vec::new();
         let prompt = self.prompt.unwrap_or(false);
         let names = self.registry.names();
@@ -111,7 +132,25 @@ impl Repl {
                 output.write_all(b"> ").await?;
             }
             output.flush().await?;
-            let Some(line) = lines.next_line().await? else { break };
+            let read = tokio::select! {
+                read = lines.next() => read?,
+                () = interrupted(self.interrupts) => break,
+            };
+            let line = match read {
+                Line::End => break,
+                Line::Text(line) => line,
+                Line::TooLong => {
+                    let text = format!("The line is longer than {} bytes and was left out.\n", MAX_LINE_BYTES);
+                    output.write_all(text.as_bytes()).await?;
+                    continue;
+                }
+                Line::NotUtf8 => {
+                    output
+                        .write_all(b"The line is not UTF-8 text and was left out.\n")
+                        .await?;
+                    continue;
+                }
+            };
             let line = line.trim();
             if line.is_empty() {
                 continue;
@@ -130,7 +169,7 @@ impl Repl {
                     transcript.clear();
                     "The conversation is forgotten.\n".to_owned()
                 }
-                _ if command.starts_with('/') => format!("Unknown command `{command}`. /help lists them.\n"),
+                _ if command.starts_with('/') => format!("Unknown command `{}`. /help lists them.\n", clip(command)),
                 _ => {
                     transcript = self.chat(std::mem::take(&mut transcript), line, &mut output).await?;
                     continue;
@@ -165,7 +204,7 @@ impl Repl {
     fn schema(&self, name: &str) -> String {
         match self.registry.get(name) {
             Some(tool) => pretty(tool.definition().input_schema()),
-            None => format!("There is no tool named `{name}`.\n"),
+            None => format!("There is no tool named `{}`.\n", clip(name)),
         }
     }
 
@@ -231,10 +270,13 @@ impl Repl {
         let run = agent.run_cancellable(transcript, &cancellation);
         tokio::pin!(run);
         let mut at_line_start = true;
+        let mut interrupt = std::pin::pin!(interrupted(self.interrupts));
         let outcome = loop {
             tokio::select! {
                 outcome = &mut run => break outcome,
                 Some(event) = events.recv() => show(&event, output, &mut at_line_start).await?,
+                // Stops the turn; the loop goes on until the run ends.
+                () = &mut interrupt, if !cancellation.is_cancelled() => cancellation.cancel(),
             }
         };
         while let Ok(event) = events.try_recv() {
@@ -251,6 +293,74 @@ impl Repl {
             output.write_all(text.as_bytes()).await?;
         }
         Ok(outcome.transcript)
+    }
+}
+
+/// Ends when the user presses Ctrl-C, if `on`; never otherwise (or when
+/// the signal cannot be watched).
+async fn interrupted(on: bool) {
+    if !on || tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// One line read from the input.
+enum Line {
+    Text(String),
+    TooLong,
+    NotUtf8,
+    End,
+}
+
+/// The input's lines, each read within [`MAX_LINE_BYTES`]: a longer line
+/// is skipped to its end without being kept. The partial line lives here,
+/// so a read given up (for Ctrl-C) loses nothing.
+struct Lines<R> {
+    input: R,
+    line: Vec<u8>,
+    discarding: bool,
+}
+
+impl<R: AsyncBufRead + Unpin> Lines<R> {
+    async fn next(&mut self) -> io::Result<Line> {
+        loop {
+            let available = self.input.fill_buf().await?;
+            if available.is_empty() {
+                // The end; a last line without a newline still counts.
+                if self.line.is_empty() && !self.discarding {
+                    return Ok(Line::End);
+                }
+                return Ok(self.take());
+            }
+            let (chunk, ended) = match available.iter().position(|&b| b == b'\n') {
+                Some(at) => (&available[..at], true),
+                None => (available, false),
+            };
+            if !self.discarding {
+                if self.line.len() + chunk.len() > MAX_LINE_BYTES {
+                    self.discarding = true;
+                    self.line = Vec::new();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
+            }
+            let used = chunk.len() + usize::from(ended);
+            self.input.consume(used);
+            if ended {
+                return Ok(self.take());
+            }
+        }
+    }
+
+    /// The line read so far, as what it turned out to be.
+    fn take(&mut self) -> Line {
+        if std::mem::take(&mut self.discarding) {
+            return Line::TooLong;
+        }
+        match String::from_utf8(std::mem::take(&mut self.line)) {
+            Ok(text) => Line::Text(text),
+            Err(_) => Line::NotUtf8,
+        }
     }
 }
 
