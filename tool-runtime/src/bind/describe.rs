@@ -186,9 +186,9 @@ pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
         Kind::Any => out.push_str("any JSON value"),
     }
     let unit = match shape.kind {
-        Kind::String => Some((c.min_length, c.max_length, " characters")),
-        Kind::Array { .. } => Some((c.min_items, c.max_items, " items")),
-        Kind::Map { .. } => Some((c.min_items, c.max_items, " keys")),
+        Kind::String => Some((c.min_length, c.max_length, "character")),
+        Kind::Array { .. } => Some((c.min_items, c.max_items, "item")),
+        Kind::Map { .. } => Some((c.min_items, c.max_items, "key")),
         _ => None,
     };
     if let Some((lo, hi, unit)) = unit {
@@ -209,8 +209,15 @@ pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
             }
             (None, None) => return,
         }
-        out.push_str(unit);
+        let last = hi.or(lo).unwrap_or_default();
+        out.push(' ');
+        out.push_str(&counted(last, unit));
     }
+}
+
+/// `unit` after a count of `n`: "character" for one, "characters" else.
+pub(crate) fn counted(n: u64, unit: &str) -> String {
+    if n == 1 { unit.to_owned() } else { format!("{unit}s") }
 }
 
 /// What a list's items or a map's values must be, in the plural:

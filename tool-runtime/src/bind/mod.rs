@@ -30,7 +30,7 @@ use serde_json::{Map, Number, Value};
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
 use describe::Sentence;
-pub(crate) use describe::{describe_str, describe_value, expected, float_text, write_integer};
+pub(crate) use describe::{counted, describe_str, describe_value, expected, float_text, write_integer};
 pub use params::{Params, parse_params};
 pub use typed::{Coerced, Slot};
 
@@ -471,7 +471,8 @@ impl Walker {
                         self.leave(mark);
                     }
                     if !shape.items_fit(map.len()) {
-                        let detail = format!("expected {}, got {} keys", expected(shape), map.len());
+                        let keys = counted(map.len() as u64, "key");
+                        let detail = format!("expected {}, got {} {keys}", expected(shape), map.len());
                         self.error(ErrorCode::OutOfRange, detail);
                     }
                     self.keep_if_accepted(parsed, &before);
@@ -528,7 +529,7 @@ impl Walker {
         match shape.check_text(s) {
             Ok(()) => {}
             Err(TextProblem::Length(len)) => {
-                let detail = format!("expected {}, got {len} characters", expected(shape));
+                let detail = format!("expected {}, got {len} {}", expected(shape), counted(len, "character"));
                 self.error(ErrorCode::OutOfRange, detail);
             }
             Err(TextProblem::Pattern) => {
@@ -785,7 +786,8 @@ impl Walker {
                 .expected(shape)
                 .text(", got ")
                 .integer(len as i128)
-                .text(" items")
+                .text(" ")
+                .text(&counted(len as u64, "item"))
                 .done();
             self.error(ErrorCode::OutOfRange, detail);
         }

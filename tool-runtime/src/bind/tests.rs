@@ -335,6 +335,22 @@ fn expected_phrases_name_types_bounds_and_values() {
     let e = Shape::new(crate::schema::Kind::Enum(vec!["read".into(), "write".into()]));
     assert_eq!(expected(&e), "one of \"read\", \"write\"");
     assert_eq!(expected(&Vec::<String>::shape()), "a list of strings");
+    // One of a unit is said in the singular.
+    let one_char = String::shape().constrain(Constraints {
+        min_length: Some(1),
+        ..Constraints::default()
+    });
+    assert_eq!(expected(&one_char), "a string of at least 1 character");
+    let (_, _, errors) = lenient(&one("s", one_char), json!({"s": ""}));
+    assert_eq!(errors, ["out_of_range:s"]);
+    let one_item = Vec::<u8>::shape().constrain(Constraints {
+        max_items: Some(1),
+        ..Constraints::default()
+    });
+    assert_eq!(
+        expected(&one_item),
+        "a list of integers from 0 to 255 of at most 1 item"
+    );
 }
 
 /// That binding a large set stays near-linear (it rescanned the list for
