@@ -420,7 +420,10 @@ fn a_default_written_as_an_expression_outside_its_bounds_is_refused_at_registrat
     let error = ToolRegistry::new().register(Coded).map(|_| ()).unwrap_err();
     assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
     let text = error.to_string();
-    assert!(text.contains("the default of `code`") && text.contains("at least 5"), "{text}");
+    assert!(
+        text.contains("the default of `code`") && text.contains("at least 5"),
+        "{text}"
+    );
 }
 
 /// Keep any value.
@@ -441,7 +444,10 @@ async fn named(#[param(description = "A name", min = 3)] name: Name) -> String {
 #[test]
 fn a_constraint_no_value_of_its_type_can_be_checked_against_is_refused_at_registration() {
     for (tool, text) in [
-        (Arc::new(Keep) as Arc<dyn Tool>, "`data` (serde_json::Value) has `minimum`"),
+        (
+            Arc::new(Keep) as Arc<dyn Tool>,
+            "`data` (serde_json::Value) has `minimum`",
+        ),
         (Arc::new(Named), "`name` (Name) has `minimum`"),
     ] {
         let error = ToolRegistry::new().register_arc(tool).map(|_| ()).unwrap_err();
