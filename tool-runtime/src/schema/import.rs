@@ -7,13 +7,17 @@
 //! `properties`, `required`, `items`, `enum` and `const` (strings, or
 //! numbers or booleans of the node's type), `minimum`/`maximum`, `minLength`/`maxLength`, `pattern`,
 //! `minItems`/`maxItems`, `uniqueItems`, `additionalProperties`,
+//! `exclusiveMinimum`/`exclusiveMaximum` of integers (as inclusive bounds),
 //! `anyOf`/`oneOf` with a `null` member (read as nullable, or optional for a
 //! property that is not required), `default`, `description`, and local
-//! `$ref`s (`#/$defs/...`, `#/definitions/...`), which are inlined. A root
+//! `$ref`s (JSON pointers such as `#/$defs/...`, or `$anchor` names), which
+//! are inlined; one that cannot be followed is any value. A root
 //! `anyOf`, `oneOf` or `allOf` of objects is folded into the root object
 //! (see [`flatten_root_union`]). A value
-//! whose schema uses anything else is bound as any JSON value: it passes to
-//! the remote tool unchanged, and its schema fragment is kept as written.
+//! whose schema uses anything else ([`PASSED_THROUGH`]) is bound as any JSON
+//! value: it passes to the remote tool unchanged, and its schema fragment is
+//! kept as written. Each keyword binds values of its own type only. Keys
+//! that a nested object's schema leaves open are kept, with a warning.
 //!
 //! A property listed in `required` stays required when it also allows
 //! `null`: the binder refuses its absence and passes its `null` on. A list
