@@ -9,7 +9,7 @@
 //! one function emitted right after the user's function.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::ast::{ToolFn, contains_impl_trait};
@@ -23,6 +23,10 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
     // Neither `IntoToolOutput` nor `Serialize`: the method's bound fails
     // with the message `IntoToolOutput` carries.
     let output = output_type(model).map(|ty| {
+        // The call is spanned at the type, so the error points at it.
+        let call = quote_spanned! {ty.span()=>
+            (&&#p::OutputProbe::<#ty>::new()).assert_return_type();
+        };
         quote! {
             trait ToolReturnType<T> {
                 fn assert_return_type(&self)
@@ -37,7 +41,7 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
             fn return_type() {
                 #[allow(unused_imports)]
                 use #p::{AssertIntoToolOutput as _, AssertSerialize as _};
-                (&&#p::OutputProbe::<#ty>::new()).assert_return_type();
+                #call
             }
         }
     });

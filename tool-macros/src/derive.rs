@@ -28,7 +28,7 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
     }
     let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
     let kind = match &input.data {
-        syn::Data::Struct(data) => struct_kind(&rt, data, &container, &mut cx),
+        syn::Data::Struct(data) => struct_kind(&rt, data, &input.generics, &container, &mut cx),
         syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut cx),
         syn::Data::Union(u) => {
             cx.spanned(u.union_token, "a union cannot be a tool parameter");
@@ -90,7 +90,13 @@ fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
 }
 
 /// The expression of a struct's shape.
-fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
+fn struct_kind(
+    rt: &syn::Path,
+    data: &syn::DataStruct,
+    generics: &syn::Generics,
+    container: &SerdeAttrs,
+    cx: &mut Ctxt,
+) -> Option<TokenStream> {
     let fields = match &data.fields {
         syn::Fields::Named(named) => &named.named,
         syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
@@ -132,15 +138,20 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
             );
         }
         crate::valid::check_bounds(&attrs.bounds, &field.ty, cx);
+        if let Some(SerdeDefault::Std(span)) = &serde.default {
+            crate::valid::check_std_default(*span, &attrs.bounds, &field.ty, cx);
+        }
         let rust_name = crate::ast::unraw(ident);
         let wire = serde
             .rename
             .clone()
             .unwrap_or_else(|| rule.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)));
+        // As for a tool's parameter, a blank `description = ""` is none.
         let description = attrs
             .description
             .clone()
-            .or_else(|| docs::join_paragraphs(&docs::doc_lines(&field.attrs)));
+            .or_else(|| docs::join_paragraphs(&docs::doc_lines(&field.attrs)))
+            .filter(|d| !d.trim().is_empty());
         let Some(description) = description else {
             cx.spanned(ident, format!(
                     "the field `{rust_name}` has no description: the model reads one for every field; add a doc comment or #[param(description = \"...\")]"
@@ -148,12 +159,26 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
             continue;
         };
         let ty = &field.ty;
-        let has_default = serde.default || container.default;
+        let has_default = serde.default.is_some() || container.default.is_some();
         let constrain = attrs
             .bounds
             .to_tokens(&quote!(#rt::__private))
             .map(|c| quote!(.constrain(#c)));
         let rust_type = quote!(#ty).to_string().replace(' ', "");
+        let default_json = default_value(ident, ty, &serde, container, generics).map(|value| {
+            // Shown when it serializes (and is not `null`, which an
+            // `Option`'s schema does not admit), as a tool parameter's is.
+            quote_spanned! {ty.span()=>
+                .with_default_value({
+                    #[allow(unused_imports)]
+                    use #rt::__private::{ViaNoDefault as _, ViaSerializeDefault as _};
+                    let __value: #ty = #value;
+                    (&&#rt::__private::DefaultOf::<#ty>::new(&__value))
+                        .__default_json()
+                        .filter(|__json| !__json.is_null())
+                })
+            }
+        });
         out.push(quote_spanned! {ty.span()=>
             #rt::__private::Field::new(
                 #wire,
@@ -161,11 +186,49 @@ fn struct_kind(rt: &syn::Path, data: &syn::DataStruct, container: &SerdeAttrs, c
                 #has_default,
                 #rust_type,
             )
+            #default_json
         });
     }
     let rejects_unknown = container.deny_unknown_fields;
     Some(quote! {
         #rt::__private::object_shape(::std::vec![#(#out),*], #rejects_unknown)
+    })
+}
+
+/// The expression of the value serde gives an absent field: the field's
+/// `#[serde(default)]` (`Default::default()`) or `#[serde(default = "path")]`,
+/// else the field of the struct's own default (container-level). `None`
+/// when there is none, or when it could need a bound the impl does not
+/// carry (a type parameter's `Default`, on which serde adds bounds of its own).
+fn default_value(
+    ident: &syn::Ident,
+    ty: &syn::Type,
+    serde: &SerdeAttrs,
+    container: &SerdeAttrs,
+    generics: &syn::Generics,
+) -> Option<TokenStream> {
+    let params: Vec<&syn::Ident> = generics.type_params().map(|p| &p.ident).collect();
+    let generic = !params.is_empty();
+    match (&serde.default, &container.default) {
+        (Some(_), _) if mentions(quote!(#ty), &params) => None,
+        (Some(SerdeDefault::Std(_)), _) => {
+            Some(quote_spanned!(ty.span()=> <#ty as ::core::default::Default>::default()))
+        }
+        (Some(SerdeDefault::Path(path)), _) => Some(quote!(#path())),
+        (Some(SerdeDefault::Unreadable), _) | (None, None) => None,
+        (None, Some(_)) if generic => None,
+        (None, Some(SerdeDefault::Std(_))) => Some(quote!(<Self as ::core::default::Default>::default().#ident)),
+        (None, Some(SerdeDefault::Path(path))) => Some(quote!({ let __default: Self = #path(); __default }.#ident)),
+        (None, Some(SerdeDefault::Unreadable)) => None,
+    }
+}
+
+/// Whether `tokens` name any of `idents` (a type parameter in a field's type).
+fn mentions(tokens: TokenStream, idents: &[&syn::Ident]) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => idents.iter().any(|i| **i == ident),
+        proc_macro2::TokenTree::Group(group) => mentions(group.stream(), idents),
+        _ => false,
     })
 }
 
@@ -235,12 +298,22 @@ fn variant_docs(documented: &[(String, String)]) -> Option<String> {
 struct SerdeAttrs {
     rename: Option<String>,
     rename_all: Option<RenameRule>,
-    default: bool,
+    default: Option<SerdeDefault>,
     skip: bool,
     flatten: Option<Span>,
     tag: Option<Span>,
     untagged: Option<Span>,
     deny_unknown_fields: bool,
+}
+
+/// `#[serde(default)]` or `#[serde(default = "path")]`.
+enum SerdeDefault {
+    /// `Default::default()`, at the `default` token.
+    Std(Span),
+    /// The function serde calls.
+    Path(syn::ExprPath),
+    /// A value serde itself will report.
+    Unreadable,
 }
 
 fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
@@ -258,7 +331,18 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
                     }
                 }
             } else if path.is_ident("default") {
-                out.default = true;
+                out.default = Some(if meta.input.peek(syn::Token![=]) {
+                    match meta.value()?.parse::<syn::Expr>()? {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(lit), ..
+                        }) => lit.parse().map_or(SerdeDefault::Unreadable, SerdeDefault::Path),
+                        _ => SerdeDefault::Unreadable,
+                    }
+                } else {
+                    SerdeDefault::Std(path.span())
+                });
+            } else if let Some(message) = unsupported_container(path) {
+                cx.spanned(path, message);
                 skip_value(&meta)?;
             } else if path.is_ident("skip") || path.is_ident("skip_deserializing") {
                 out.skip = true;
@@ -289,6 +373,28 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
         let _ = parsed;
     }
     out
+}
+
+/// Why a container attribute that makes serde read or write another shape
+/// than the struct's fields is refused: the schema would describe the
+/// fields, and serde would read (or write) something else.
+fn unsupported_container(path: &syn::Path) -> Option<&'static str> {
+    let ident = path.get_ident()?.to_string();
+    Some(match ident.as_str() {
+        "transparent" => {
+            "#[serde(transparent)] is not supported in tool parameters: serde reads the one field's value alone, while the schema would describe an object with that field; use a newtype struct (`struct Name(String);`), which is read and described as its inner value"
+        }
+        "from" => {
+            "#[serde(from = \"...\")] is not supported in tool parameters: serde reads the other type, while the schema would describe this type; take the type serde reads as the parameter (derive ToolParam on it) and convert in the tool"
+        }
+        "try_from" => {
+            "#[serde(try_from = \"...\")] is not supported in tool parameters: serde reads the other type, while the schema would describe this type; take the type serde reads as the parameter (derive ToolParam on it) and convert in the tool"
+        }
+        "into" => {
+            "#[serde(into = \"...\")] is not supported in tool parameters: serde writes the other type, while the output schema would describe this type; derive ToolParam on the type serde writes and return that"
+        }
+        _ => return None,
+    })
 }
 
 /// The name of `rename = "x"` or `rename(deserialize = "x")`.

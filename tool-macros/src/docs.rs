@@ -13,17 +13,28 @@
 
 use std::collections::BTreeMap;
 
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
 /// What a doc comment says.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Docs {
     /// The text before the first heading, paragraphs separated by a blank line.
     pub description: Option<String>,
     /// Descriptions from the `# Arguments` section, by name.
     pub arguments: BTreeMap<String, String>,
+    /// Where each `# Arguments` entry is written: its doc line (a `///`
+    /// line is an attribute of its own; a block comment is one for all).
+    pub argument_spans: BTreeMap<String, Span>,
 }
 
 /// The doc comment's lines, one leading space stripped from each.
 pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
+    spanned_doc_lines(attrs).into_iter().map(|(line, _)| line).collect()
+}
+
+/// The doc comment's lines, each with the span of the attribute it is in.
+fn spanned_doc_lines(attrs: &[syn::Attribute]) -> Vec<(String, Span)> {
     let mut lines = Vec::new();
     for attr in attrs {
         if !attr.path().is_ident("doc") {
@@ -36,7 +47,10 @@ pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
         {
             // `split`, not `lines`: an empty `///` line must stay a blank line.
             for line in s.value().split('\n') {
-                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+                lines.push((
+                    line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned(),
+                    attr.span(),
+                ));
             }
         }
     }
@@ -45,10 +59,17 @@ pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
 
 /// Parses the doc comment of `attrs`.
 pub fn parse(attrs: &[syn::Attribute]) -> Docs {
-    parse_lines(&doc_lines(attrs))
+    let (lines, spans): (Vec<String>, Vec<Span>) = spanned_doc_lines(attrs).into_iter().unzip();
+    parse_spanned(&lines, &spans)
 }
 
+#[cfg(test)]
 fn parse_lines(lines: &[String]) -> Docs {
+    parse_spanned(lines, &vec![Span::call_site(); lines.len()])
+}
+
+/// Parses `lines`, `spans[i]` being where line `i` is written.
+fn parse_spanned(lines: &[String], spans: &[Span]) -> Docs {
     let mut docs = Docs::default();
     fn heading(line: &str) -> Option<&str> {
         line.trim_start().strip_prefix("# ").map(str::trim)
@@ -70,7 +91,11 @@ fn parse_lines(lines: &[String]) -> Docs {
 
     let mut in_arguments = false;
     let mut current: Option<String> = None;
-    for (line, is_heading) in lines[intro_end..].iter().zip(&headings[intro_end..]) {
+    let rest = lines[intro_end..]
+        .iter()
+        .zip(&headings[intro_end..])
+        .zip(&spans[intro_end..]);
+    for ((line, is_heading), span) in rest {
         if *is_heading && let Some(title) = heading(line) {
             in_arguments = title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters");
             current = None;
@@ -82,6 +107,7 @@ fn parse_lines(lines: &[String]) -> Docs {
         let trimmed = line.trim();
         if let Some((name, text)) = list_item(trimmed) {
             docs.arguments.insert(name.clone(), text);
+            docs.argument_spans.insert(name.clone(), *span);
             current = Some(name);
         } else if trimmed.is_empty() {
             current = None;
@@ -202,6 +228,23 @@ mod tests {
 
     #[test]
     fn empty_docs_have_no_description() {
-        assert_eq!(parse_lines(&[]), Docs::default());
+        let docs = parse_lines(&[]);
+        assert_eq!(docs.description, None);
+        assert!(docs.arguments.is_empty());
+    }
+
+    #[test]
+    fn each_argument_keeps_the_span_of_its_line() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// Find files.
+            ///
+            /// # Arguments
+            ///
+            /// * `pattern` - Glob pattern
+            /// * `root` - Only below this folder
+            fn f() {}
+        };
+        let docs = parse(&item.attrs);
+        assert_eq!(docs.argument_spans.keys().collect::<Vec<_>>(), ["pattern", "root"]);
     }
 }

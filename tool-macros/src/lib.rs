@@ -72,7 +72,10 @@ use proc_macro::TokenStream;
 ///
 /// Misuse is a compile error pointing at the offending token: a missing
 /// description, an invalid name, an unknown key, a default on an `Option`,
-/// generics, `self`, a pattern parameter, a type that is no tool parameter,
+/// a bound that does not fit its type, a default outside its own bounds
+/// (`#[param(default, min = 1)]` too: `Default::default()` is 0), a
+/// `# Arguments` entry that names no parameter, generics or `impl Trait`,
+/// `self`, a pattern parameter, a type that is no tool parameter,
 /// two parameters with one wire name, an associated function in an `impl`
 /// block (a tool is a free function; this is read from the source file).
 #[proc_macro_attribute]
@@ -102,7 +105,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Every field needs a description (its doc comment, or
 /// `#[param(description = "...")]`); fields take the bound keys of
 /// `#[param]`. Names, defaults and skipped fields follow serde's `rename`,
-/// `rename_all`, `default` and `skip` attributes. With
+/// `rename_all`, `default` and `skip` attributes; a serde default is shown
+/// in the schema as `"default"` when it serializes. serde attributes that
+/// make serde read another shape than the fields (`flatten`, `alias`,
+/// `transparent`, `from`, `try_from`, `into`) are compile errors. With
 /// `deny_unknown_fields`, a tool taking the type keeps its typed fast path.
 /// An enum's variants' doc comments are added to its description, by wire
 /// name (`Priority of the task. low: Only when idle; high: First`).

@@ -6,7 +6,11 @@ use std::collections::HashSet;
 use darling::FromMeta;
 use darling::util::SpannedValue;
 
-use crate::ast::{Param, Role, ToolFn, ValueKind, find_reference, inner_kind, last_segment, outer_kind};
+use proc_macro2::Span;
+
+use crate::ast::{
+    Param, Role, ToolFn, ValueKind, contains_impl_trait, find_reference, inner_kind, last_segment, outer_kind, unraw,
+};
 use crate::attr::{Bounds, NumberLit, is_valid_tool_name};
 use crate::ctxt::Ctxt;
 
@@ -44,6 +48,8 @@ pub fn check(tool: &ToolFn<'_>, cx: &mut Ctxt) {
         );
     }
 
+    check_doc_arguments(tool, cx);
+
     let mut seen = HashSet::new();
     for param in &tool.params {
         check_param(tool, param, cx);
@@ -58,6 +64,72 @@ pub fn check(tool: &ToolFn<'_>, cx: &mut Ctxt) {
             }
         }
     }
+}
+
+/// Every `# Arguments` entry names a parameter: one that names none would
+/// describe nothing, and the parameter it meant would go without.
+fn check_doc_arguments(tool: &ToolFn<'_>, cx: &mut Ctxt) {
+    let known: HashSet<String> = tool
+        .params
+        .iter()
+        .flat_map(|p| [p.ident.map(unraw), p.ident.map(|_| p.wire_name())])
+        .flatten()
+        .collect();
+    // The parameters no entry describes yet are the likely meant ones.
+    let undocumented: Vec<String> = tool
+        .model_params()
+        .filter_map(|p| p.ident.map(unraw))
+        .filter(|name| !tool.docs.arguments.contains_key(name))
+        .collect();
+    for (name, span) in &tool.docs.argument_spans {
+        if known.contains(name) {
+            continue;
+        }
+        let hint = match closest(name, undocumented.iter().map(String::as_str)) {
+            Some(close) => format!(": did you mean `{close}`?"),
+            None => String::new(),
+        };
+        cx.at(
+            *span,
+            format!("the `# Arguments` entry `{name}` names no parameter of this tool{hint}"),
+        );
+    }
+}
+
+/// The candidate nearest to `name` by edit distance, when it is near
+/// enough to be a slip: within a third of the name's length, at least one.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .map(|c| (edit_distance(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Edit distance by characters, a swap of two neighbours counting as one
+/// edit (optimal string alignment): `qeury` is one slip from `query`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // d[i][j]: the distance between a[..i] and b[..j].
+    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
@@ -77,6 +149,15 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
             return;
         }
         syn::FnArg::Typed(_) => {}
+    }
+    if contains_impl_trait(param.ty) {
+        // The function itself compiles (it is emitted as written); the
+        // generated code could not name the hidden type.
+        cx.spanned(
+            param.ty,
+            "a tool parameter cannot be `impl Trait` (a hidden generic): its schema is fixed at compile time; use a concrete type",
+        );
+        return;
     }
 
     if !matches!(param.role, Role::Model) {
@@ -126,8 +207,10 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
     }
 
     check_bounds(&param.attrs.bounds, param.ty, cx);
-    if let Some(Some(default)) = param.default() {
-        check_default(default, &param.attrs.bounds, param.ty, cx);
+    match (param.default(), &param.attrs.default) {
+        (Some(Some(default)), _) => check_default(default, &param.attrs.bounds, param.ty, cx),
+        (Some(None), Some(token)) => check_std_default(token.span(), &param.attrs.bounds, param.ty, cx),
+        _ => {}
     }
 }
 
@@ -186,6 +269,19 @@ fn check_fit(bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
         let Some(bound) = bound else { continue };
         match inner {
             ValueKind::Int { lo, hi } => {
+                if let NumberLit::Float(f) = **bound
+                    && f.fract() != 0.0
+                {
+                    // `+ 0.0` turns a `-0` into `0`.
+                    let whole = if key == "min" { f.ceil() } else { f.floor() } + 0.0;
+                    cx.at(
+                        bound.span(),
+                        format!(
+                            "`{key} = {f}` does not fit `{inner_name}`: an integer parameter's bound must be a whole number (`{key} = {whole}` allows the same values)"
+                        ),
+                    );
+                    continue;
+                }
                 let value = bound.as_f64();
                 if value < lo as f64 || value > hi as f64 {
                     let why = if value < 0.0 && lo == 0 {
@@ -251,6 +347,10 @@ fn check_fit(bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
 
 /// A literal default checked against the parameter's own bounds and type.
 fn check_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
+    if outer_kind(ty) == ValueKind::Collection {
+        check_collection_default(default, bounds, ty, cx);
+        return;
+    }
     if !matches!(
         outer_kind(ty),
         ValueKind::Int { .. } | ValueKind::Float | ValueKind::Text | ValueKind::Bool
@@ -331,6 +431,159 @@ fn check_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut 
                 number(max)
             ),
         );
+    }
+}
+
+/// A bare `default` (`Default::default()`) checked against the bounds,
+/// where the type's syntax tells its default: 0 for a number, `""` for a
+/// string, no items for a list, set or map. `span` is the `default` token.
+pub fn check_std_default(span: Span, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
+    if is_optional(ty) || is_array(ty) {
+        // An `Option`'s default is reported on its own; an array's is
+        // not empty.
+        return;
+    }
+    let name = type_name(ty);
+    let outside = |what: String| {
+        format!("the default (`Default::default()`, {what} for `{name}`) is outside the parameter's own bounds")
+    };
+    match outer_kind(ty) {
+        ValueKind::Int { .. } | ValueKind::Float => {
+            if let Some(min) = &bounds.min
+                && min.as_f64() > 0.0
+            {
+                cx.at(span, format!("{}: below `min` ({})", outside("0".into()), number(min)));
+            }
+            if let Some(max) = &bounds.max
+                && max.as_f64() < 0.0
+            {
+                cx.at(span, format!("{}: above `max` ({})", outside("0".into()), number(max)));
+            }
+        }
+        ValueKind::Text => {
+            if let Some(min) = &bounds.min_length
+                && **min > 0
+            {
+                cx.at(
+                    span,
+                    format!(
+                        "{}: 0 characters, below `min_length` ({})",
+                        outside("\"\"".into()),
+                        **min
+                    ),
+                );
+            }
+            if let Some(pattern) = &bounds.pattern
+                && let Ok(regex) = regex_lite::Regex::new(pattern.as_str())
+                && !regex.is_match("")
+            {
+                cx.at(
+                    span,
+                    format!(
+                        "{}: it does not match `pattern` (`{}`)",
+                        outside("\"\"".into()),
+                        pattern.as_str()
+                    ),
+                );
+            }
+        }
+        ValueKind::Collection => {
+            if let Some(min) = &bounds.min_items
+                && **min > 0
+            {
+                cx.at(
+                    span,
+                    format!("{}: below `min_items` ({})", outside("no items".into()), **min),
+                );
+            }
+        }
+        ValueKind::Bool | ValueKind::Other => {}
+    }
+}
+
+/// A literal default of a list, set or map checked against its item
+/// bounds, where its item count can be read: `vec![a, b]`, `Vec::new()`.
+fn check_collection_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
+    if bounds.min_items.is_none() && bounds.max_items.is_none() {
+        return;
+    }
+    let Some(items) = item_count(default, ty) else {
+        return;
+    };
+    if let Some(min) = &bounds.min_items
+        && items < **min
+    {
+        cx.spanned(
+            default,
+            format!(
+                "the default is outside the parameter's own bounds: {items} items, below `min_items` ({})",
+                **min
+            ),
+        );
+    }
+    if let Some(max) = &bounds.max_items
+        && items > **max
+    {
+        cx.spanned(
+            default,
+            format!(
+                "the default is outside the parameter's own bounds: {items} items, above `max_items` ({})",
+                **max
+            ),
+        );
+    }
+}
+
+/// How many items `vec![a, b, ...]` or `T::new()` (`T` the type's own
+/// name) holds; `None` for anything else.
+fn item_count(expr: &syn::Expr, ty: &syn::Type) -> Option<u64> {
+    match expr {
+        syn::Expr::Group(group) => item_count(&group.expr, ty),
+        syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+            let items = mac
+                .mac
+                .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+                .ok()?;
+            Some(items.len() as u64)
+        }
+        syn::Expr::Call(call) if call.args.is_empty() => {
+            let syn::Expr::Path(path) = &*call.func else {
+                return None;
+            };
+            let segments: Vec<_> = path.path.segments.iter().collect();
+            let [.., owner, new] = segments[..] else {
+                return None;
+            };
+            let own = last_segment(ty)?;
+            (new.ident == "new" && owner.ident == own.ident).then_some(0)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `ty` is an `Option`, directly or in a `Box`.
+fn is_optional(mut ty: &syn::Type) -> bool {
+    while let Some(segment) = last_segment(ty) {
+        if segment.ident == "Option" {
+            return true;
+        }
+        let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return false;
+        };
+        match args.args.first() {
+            Some(syn::GenericArgument::Type(inner)) if segment.ident == "Box" => ty = inner,
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn is_array(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(_) => true,
+        syn::Type::Group(group) => is_array(&group.elem),
+        syn::Type::Paren(paren) => is_array(&paren.elem),
+        _ => false,
     }
 }
 
@@ -443,6 +696,153 @@ mod tests {
             errors(
                 syn::parse_quote!(#[param(pattern = "x")]),
                 syn::parse_quote!(Vec<serde_json::Value>)
+            ),
+            0
+        );
+    }
+
+    #[test]
+    fn the_closest_name_is_a_near_one() {
+        let names = ["pattern", "root", "limit"];
+        assert_eq!(closest("patern", names.into_iter()), Some("pattern"));
+        assert_eq!(closest("rot", names.into_iter()), Some("root"));
+        assert_eq!(closest("query", names.into_iter()), None);
+        assert_eq!(closest("y", ["x"].into_iter()), Some("x"));
+        assert_eq!(closest("qeury", ["query"].into_iter()), Some("query"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("qeury", "query"), 1);
+    }
+
+    #[test]
+    fn fractional_bounds_on_integers_are_errors() {
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(min = 0.5)]), syn::parse_quote!(u32)),
+            1
+        );
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(max = 2.0)]), syn::parse_quote!(i64)),
+            0
+        );
+        assert_eq!(
+            errors(syn::parse_quote!(#[param(min = 0.5)]), syn::parse_quote!(f32)),
+            0
+        );
+    }
+
+    fn default_errors(attr: syn::Attribute, ty: syn::Type) -> usize {
+        let attrs = ParamAttrs::from_attributes(&[attr]).unwrap();
+        let mut cx = Ctxt::new();
+        match attrs.default.as_deref() {
+            Some(darling::util::Override::Explicit(crate::attr::DefaultExpr(expr))) => {
+                check_default(expr, &attrs.bounds, &ty, &mut cx)
+            }
+            Some(darling::util::Override::Inherit) => check_std_default(Span::call_site(), &attrs.bounds, &ty, &mut cx),
+            None => {}
+        }
+        match cx.finish() {
+            Ok(()) => 0,
+            Err(tokens) => tokens.to_string().matches("compile_error").count(),
+        }
+    }
+
+    #[test]
+    fn a_standard_default_is_checked_against_the_bounds() {
+        let check = |attr, ty| default_errors(attr, ty);
+        assert_eq!(
+            check(syn::parse_quote!(#[param(default, min = 1)]), syn::parse_quote!(u32)),
+            1
+        );
+        assert_eq!(
+            check(syn::parse_quote!(#[param(default, min = 0)]), syn::parse_quote!(u32)),
+            0
+        );
+        assert_eq!(
+            check(syn::parse_quote!(#[param(default, max = -1)]), syn::parse_quote!(f64)),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default, min_length = 1)]),
+                syn::parse_quote!(String)
+            ),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default, pattern = "^a")]),
+                syn::parse_quote!(String)
+            ),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default, pattern = "^a*$")]),
+                syn::parse_quote!(String)
+            ),
+            0
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default, min_items = 1)]),
+                syn::parse_quote!(Vec<u32>)
+            ),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default, min = 1)]),
+                syn::parse_quote!(Vec<u32>)
+            ),
+            0
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default, min_items = 1)]),
+                syn::parse_quote!([u32; 2])
+            ),
+            0
+        );
+        assert_eq!(
+            check(syn::parse_quote!(#[param(default, min = 1)]), syn::parse_quote!(Window)),
+            0
+        );
+    }
+
+    #[test]
+    fn a_literal_collection_default_is_checked_when_it_can_be_counted() {
+        let check = |attr, ty| default_errors(attr, ty);
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default = vec![], min_items = 1)]),
+                syn::parse_quote!(Vec<u32>)
+            ),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default = vec![1, 2, 3], max_items = 2)]),
+                syn::parse_quote!(Vec<u32>)
+            ),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default = vec![1], min_items = 1)]),
+                syn::parse_quote!(Vec<u32>)
+            ),
+            0
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default = HashSet::new(), min_items = 1)]),
+                syn::parse_quote!(HashSet<u32>)
+            ),
+            1
+        );
+        assert_eq!(
+            check(
+                syn::parse_quote!(#[param(default = defaults(), min_items = 1)]),
+                syn::parse_quote!(Vec<u32>)
             ),
             0
         );
