@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-use super::{Kind, Shape};
+use super::{Constraints, Kind, Shape};
 
 /// Deepest nesting accepted inside a `serde_json::Value` parameter. Deeper
 /// values are an `out_of_range` error rather than a risk to the stack.
@@ -22,6 +22,72 @@ pub(crate) enum TextProblem {
     Pattern,
 }
 
+/// Which constraints the binder checks on a value of one kind: numeric
+/// bounds on numbers, length and pattern on strings, item counts on lists
+/// and maps, listed values on numbers and booleans. One rule, for what a
+/// schema read from elsewhere keeps and for what registration refuses.
+struct ChecksOf {
+    bounds: bool,
+    text: bool,
+    count: bool,
+    values: bool,
+}
+
+impl ChecksOf {
+    fn kind(kind: &Kind) -> Self {
+        let (bounds, text, count, values) = match kind {
+            Kind::Integer { .. } | Kind::Number { .. } => (true, false, false, true),
+            Kind::Boolean => (false, false, false, true),
+            Kind::String => (false, true, false, false),
+            Kind::Array { .. } | Kind::Map { .. } => (false, false, true, false),
+            Kind::Enum(_) | Kind::Object(_) | Kind::Any => (false, false, false, false),
+        };
+        ChecksOf {
+            bounds,
+            text,
+            count,
+            values,
+        }
+    }
+}
+
+impl Constraints {
+    /// These constraints less those a value of `kind` is not checked
+    /// against (JSON Schema's keywords each constrain one type of value:
+    /// a `minLength` beside an array's `items` says nothing of its items).
+    pub(crate) fn applying_to(self, kind: &Kind) -> Constraints {
+        let checks = ChecksOf::kind(kind);
+        Constraints {
+            minimum: self.minimum.filter(|_| checks.bounds),
+            maximum: self.maximum.filter(|_| checks.bounds),
+            min_length: self.min_length.filter(|_| checks.text),
+            max_length: self.max_length.filter(|_| checks.text),
+            pattern: self.pattern.filter(|_| checks.text),
+            min_items: self.min_items.filter(|_| checks.count),
+            max_items: self.max_items.filter(|_| checks.count),
+            values: self.values.filter(|_| checks.values),
+        }
+    }
+
+    /// The first constraint set here that a value of `kind` is not
+    /// checked against, as JSON Schema names it.
+    pub(crate) fn unchecked_by(&self, kind: &Kind) -> Option<&'static str> {
+        let checks = ChecksOf::kind(kind);
+        [
+            ("minimum", self.minimum.is_some() && !checks.bounds),
+            ("maximum", self.maximum.is_some() && !checks.bounds),
+            ("minLength", self.min_length.is_some() && !checks.text),
+            ("maxLength", self.max_length.is_some() && !checks.text),
+            ("pattern", self.pattern.is_some() && !checks.text),
+            ("minItems", self.min_items.is_some() && !checks.count),
+            ("maxItems", self.max_items.is_some() && !checks.count),
+            ("enum", self.values.is_some() && !checks.values),
+        ]
+        .into_iter()
+        .find_map(|(keyword, unchecked)| unchecked.then_some(keyword))
+    }
+}
+
 impl Shape {
     /// A constraint of this shape, or of one inside it, that the binder
     /// cannot check on a value of its kind (`min_length` on a number,
@@ -29,23 +95,7 @@ impl Shape {
     /// JSON Schema names it. The macro refuses such constraints where it
     /// knows the type; this catches the rest (a type alias, say).
     pub(crate) fn unchecked_constraint(&self) -> Option<&'static str> {
-        let c = &self.constraints;
-        let (numeric, text, counted) = match &self.kind {
-            Kind::Integer { .. } | Kind::Number { .. } => (true, false, false),
-            Kind::String => (false, true, false),
-            Kind::Array { .. } | Kind::Map { .. } => (false, false, true),
-            Kind::Boolean | Kind::Enum(_) | Kind::Object(_) | Kind::Any => (false, false, false),
-        };
-        let unchecked = [
-            ("minimum", c.minimum.is_some() && !numeric),
-            ("maximum", c.maximum.is_some() && !numeric),
-            ("minLength", c.min_length.is_some() && !text),
-            ("maxLength", c.max_length.is_some() && !text),
-            ("pattern", c.pattern.is_some() && !text),
-            ("minItems", c.min_items.is_some() && !counted),
-            ("maxItems", c.max_items.is_some() && !counted),
-        ];
-        if let Some((keyword, _)) = unchecked.iter().find(|(_, unchecked)| *unchecked) {
+        if let Some(keyword) = self.constraints.unchecked_by(&self.kind) {
             return Some(keyword);
         }
         match &self.kind {

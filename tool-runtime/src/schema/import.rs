@@ -162,7 +162,7 @@ fn import_shape(node: &Value) -> Shape {
     if let Kind::Integer { .. } = kind {
         exclusive_bounds_of_integer(node, &mut constraints);
     }
-    let constraints = applying_to(&kind, constraints);
+    let constraints = constraints.applying_to(&kind);
     let mut shape = Shape::new(kind).constrain(constraints);
     // What passes through takes `null` as any value; otherwise `null`
     // must pass every keyword (a type list with `null` beside an `enum`
@@ -197,46 +197,6 @@ const PASSED_THROUGH: &[&str] = &[
     "dependencies",
     "multipleOf",
 ];
-
-/// The constraints that bind a value of `kind`: each JSON Schema keyword
-/// constrains values of one type only (a `minLength` beside an array's
-/// `items` says nothing of its items).
-fn applying_to(kind: &Kind, read: Constraints) -> Constraints {
-    let Constraints {
-        minimum,
-        maximum,
-        min_length,
-        max_length,
-        pattern,
-        min_items,
-        max_items,
-        values,
-    } = read;
-    match kind {
-        Kind::String => Constraints {
-            min_length,
-            max_length,
-            pattern,
-            ..Constraints::default()
-        },
-        Kind::Integer { .. } | Kind::Number { .. } => Constraints {
-            minimum,
-            maximum,
-            values,
-            ..Constraints::default()
-        },
-        Kind::Boolean => Constraints {
-            values,
-            ..Constraints::default()
-        },
-        Kind::Array { .. } | Kind::Map { .. } => Constraints {
-            min_items,
-            max_items,
-            ..Constraints::default()
-        },
-        Kind::Enum(_) | Kind::Object(_) | Kind::Any => Constraints::default(),
-    }
-}
 
 /// An integer's `exclusiveMinimum`/`exclusiveMaximum` (a number, or
 /// `true` beside `minimum`/`maximum` as older drafts write it), read as
