@@ -55,6 +55,7 @@ impl Constraints {
     /// These constraints less those a value of `kind` is not checked
     /// against (JSON Schema's keywords each constrain one type of value:
     /// a `minLength` beside an array's `items` says nothing of its items).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn applying_to(self, kind: &Kind) -> Constraints {
         let checks = ChecksOf::kind(kind);
         Constraints {
