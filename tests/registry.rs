@@ -455,3 +455,28 @@ fn a_constraint_no_value_of_its_type_can_be_checked_against_is_refused_at_regist
         assert!(error.to_string().contains(text), "{error}");
     }
 }
+
+/// Filters for a search.
+#[derive(Default, Serialize, serde::Deserialize, ToolParam)]
+#[serde(default)]
+struct Filters {
+    /// Only below this folder.
+    root: Option<String>,
+    /// At most this many.
+    #[param(min = 1)]
+    limit: Option<u32>,
+}
+
+/// Find with filters.
+#[tool]
+async fn find(#[param(description = "The filters", default)] filters: Filters) -> String {
+    filters.root.unwrap_or_default()
+}
+
+#[test]
+fn a_default_struct_whose_fields_serialize_as_null_is_registered() {
+    // `Filters::default()` is `{"root": null, "limit": null}`, which serde
+    // reads back: no bound is broken, so registration takes it.
+    let mut registry = ToolRegistry::new();
+    registry.register(Find).unwrap();
+}
