@@ -12,11 +12,6 @@
 //! `/reset`, `/help`, `/quit`; any other line is a chat message. A line is
 //! at most 2 MiB of UTF-8; a longer one, or one that is no UTF-8, is
 //! refused with a message and the session goes on.
-//!
-//! [`Repl::run_stdio`] takes Ctrl-C as a terminal user expects: during a
-//! chat turn it stops the turn (its tools are cancelled, the conversation
-//! stays valid), at the prompt it ends the REPL. It does so with Tokio's
-//! signal handling, which, once set up, stays for the life of the process.
 
 use std::io::{self, IsTerminal as _};
 use std::sync::Arc;
@@ -54,8 +49,6 @@ pub struct Repl {
     model: Option<Arc<dyn Model>>,
     max_turns: usize,
     prompt: Option<bool>,
-    /// Ctrl-C stops a chat turn, or ends the REPL at the prompt.
-    interrupts: bool,
 }
 
 impl std::fmt::Debug for Repl {
@@ -75,7 +68,6 @@ impl Repl {
             model: None,
             max_turns: 25,
             prompt: None,
-            interrupts: false,
         }
     }
 
@@ -98,13 +90,11 @@ impl Repl {
         self
     }
 
-    /// Runs on standard input and output until end of input, `/quit`, or
-    /// Ctrl-C at the prompt; Ctrl-C during a chat turn stops the turn.
+    /// Runs on standard input and output until end of input or `/quit`.
     pub async fn run_stdio(mut self) -> io::Result<()> {
         if self.prompt.is_none() {
             self.prompt = Some(io::stdin().is_terminal());
         }
-        self.interrupts = true;
         self.run(BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await
     }
 
@@ -132,11 +122,7 @@ impl Repl {
                 output.write_all(b"> ").await?;
             }
             output.flush().await?;
-            let read = tokio::select! {
-                read = lines.next() => read?,
-                () = interrupted(self.interrupts) => break,
-            };
-            let line = match read {
+            let line = match lines.next().await? {
                 Line::End => break,
                 Line::Text(line) => line,
                 Line::TooLong => {
@@ -270,13 +256,10 @@ impl Repl {
         let run = agent.run_cancellable(transcript, &cancellation);
         tokio::pin!(run);
         let mut at_line_start = true;
-        let mut interrupt = std::pin::pin!(interrupted(self.interrupts));
         let outcome = loop {
             tokio::select! {
                 outcome = &mut run => break outcome,
                 Some(event) = events.recv() => show(&event, output, &mut at_line_start).await?,
-                // Stops the turn; the loop goes on until the run ends.
-                () = &mut interrupt, if !cancellation.is_cancelled() => cancellation.cancel(),
             }
         };
         while let Ok(event) = events.try_recv() {
@@ -296,14 +279,6 @@ impl Repl {
     }
 }
 
-/// Ends when the user presses Ctrl-C, if `on`; never otherwise (or when
-/// the signal cannot be watched).
-async fn interrupted(on: bool) {
-    if !on || tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 /// One line read from the input.
 enum Line {
     Text(String),
@@ -313,8 +288,7 @@ enum Line {
 }
 
 /// The input's lines, each read within [`MAX_LINE_BYTES`]: a longer line
-/// is skipped to its end without being kept. The partial line lives here,
-/// so a read given up (for Ctrl-C) loses nothing.
+/// is skipped to its end without being kept.
 struct Lines<R> {
     input: R,
     line: Vec<u8>,
