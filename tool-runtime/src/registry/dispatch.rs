@@ -288,6 +288,11 @@ impl ToolRegistry {
             sequential,
             own,
         } = started;
+        // Held until the call ends: shared for ordinary tools, exclusive for
+        // sequential ones; not taken at all while no tool is sequential.
+        // Declared before the tool's future, so the future is dropped (its
+        // clean-up run) before another sequential call may start.
+        let (_shared, _exclusive);
         // From here on, a panic in the tool's `Drop` is caught wherever the
         // future is dropped: finished, stopped, or never started.
         let mut run = Guarded(Some(future));
@@ -296,12 +301,9 @@ impl ToolRegistry {
             external,
             made,
         };
-        // Held until the call ends: shared for ordinary tools, exclusive for
-        // sequential ones; not taken at all while no tool is sequential.
-        // Waiting for it counts against the time limit and ends when the
-        // caller cancels; the tool then never starts.
+        // Waiting for the gate counts against the time limit and ends when
+        // the caller cancels; the tool then never starts.
         let mut made = signals.made;
-        let (_shared, _exclusive);
         if sequential || self.has_sequential {
             let made = *made.get_or_insert_with(Instant::now);
             let gate = async {
