@@ -91,6 +91,9 @@ fn parse_spanned(lines: &[String], spans: &[Span]) -> Docs {
 
     let mut in_arguments = false;
     let mut current: Option<String> = None;
+    // The indentation of the section's entries: an item indented deeper is
+    // part of the entry above it (`- \`exact\` - ...` under `mode`).
+    let mut entry_indent: Option<usize> = None;
     let rest = lines[intro_end..]
         .iter()
         .zip(&headings[intro_end..])
@@ -99,13 +102,17 @@ fn parse_spanned(lines: &[String], spans: &[Span]) -> Docs {
         if *is_heading && let Some(title) = heading(line) {
             in_arguments = title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters");
             current = None;
+            entry_indent = None;
             continue;
         }
         if !in_arguments {
             continue;
         }
         let trimmed = line.trim();
-        if let Some((name, text)) = list_item(trimmed) {
+        let indent = line.len() - line.trim_start().len();
+        let nested = current.is_some() && entry_indent.is_some_and(|entry| indent > entry);
+        if let Some((name, text)) = list_item(trimmed).filter(|_| !nested) {
+            entry_indent.get_or_insert(indent);
             docs.arguments.insert(name.clone(), text);
             docs.argument_spans.insert(name.clone(), *span);
             current = Some(name);
@@ -199,6 +206,19 @@ mod tests {
         assert_eq!(docs.arguments["root"], "Only search below this folder");
         assert_eq!(docs.arguments["limit"], "At most this many");
         assert!(!docs.arguments.contains_key("x"));
+    }
+
+    #[test]
+    fn a_list_nested_in_an_entry_is_part_of_it() {
+        let docs = parse_lines(&lines(
+            "Find.\n\n# Arguments\n\n * `mode` - How to search:\n   - `exact` - as written\n   - `fuzzy` - close names too\n * `query` - What to find",
+        ));
+        assert_eq!(
+            docs.arguments["mode"],
+            "How to search: - `exact` - as written - `fuzzy` - close names too"
+        );
+        assert_eq!(docs.arguments["query"], "What to find");
+        assert_eq!(docs.arguments.len(), 2, "{:?}", docs.arguments);
     }
 
     #[test]

@@ -74,7 +74,7 @@ use proc_macro::TokenStream;
 /// description, an invalid name, an unknown key, a default on an `Option`,
 /// a bound that does not fit its type, a default outside its own bounds
 /// (`#[param(default, min = 1)]` too: `Default::default()` is 0), a
-/// `# Arguments` entry that names no parameter, generics or `impl Trait`,
+/// `# Arguments` entry one slip from a parameter it does not name, generics or `impl Trait`,
 /// `self`, a pattern parameter, a type that is no tool parameter,
 /// two parameters with one wire name, an associated function in an `impl`
 /// block (a tool is a free function; this is read from the source file).

@@ -66,8 +66,9 @@ pub fn check(tool: &ToolFn<'_>, cx: &mut Ctxt) {
     }
 }
 
-/// Every `# Arguments` entry names a parameter: one that names none would
-/// describe nothing, and the parameter it meant would go without.
+/// An `# Arguments` entry that names no parameter but is one slip from an
+/// undescribed one is an error: it would describe nothing, and the
+/// parameter it meant would go without.
 fn check_doc_arguments(tool: &ToolFn<'_>, cx: &mut Ctxt) {
     let known: HashSet<String> = tool
         .params
@@ -85,13 +86,14 @@ fn check_doc_arguments(tool: &ToolFn<'_>, cx: &mut Ctxt) {
         if known.contains(name) {
             continue;
         }
-        let hint = match closest(name, undocumented.iter().map(String::as_str)) {
-            Some(close) => format!(": did you mean `{close}`?"),
-            None => String::new(),
+        // Only a likely slip is an error: a list item that names nothing
+        // close (`- Note: ...`) may be prose the section holds.
+        let Some(close) = closest(name, undocumented.iter().map(String::as_str)) else {
+            continue;
         };
         cx.at(
             *span,
-            format!("the `# Arguments` entry `{name}` names no parameter of this tool{hint}"),
+            format!("the `# Arguments` entry `{name}` names no parameter of this tool: did you mean `{close}`?"),
         );
     }
 }
