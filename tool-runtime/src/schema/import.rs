@@ -57,6 +57,8 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
     let mut state = Inlining {
         resolving: Vec::new(),
         bytes_left: MAX_INLINED_BYTES,
+        sizes: std::collections::HashMap::new(),
+        anchors: None,
     };
     let mut schema = inline(input_schema, input_schema, 0, &mut state);
     if !is_object_schema(&schema) {
@@ -200,38 +202,52 @@ const PASSED_THROUGH: &[&str] = &[
 
 /// An integer's `exclusiveMinimum`/`exclusiveMaximum` (a number, or
 /// `true` beside `minimum`/`maximum` as older drafts write it), read as
-/// the inclusive bound it amounts to: `> 2.5` is `>= 3`.
+/// the inclusive bound it amounts to: `> 2.5` is `>= 3`, `> 5` is `>= 6`.
+/// Whole bounds are read exactly, past 2^53 too.
 fn exclusive_bounds_of_integer(node: &Map<String, Value>, constraints: &mut Constraints) {
-    let bound = |key: &str, inclusive: Option<&serde_json::Number>| -> Option<f64> {
+    use serde_json::Number;
+    // A bound as a whole number: exact for an integer, a fraction rounded
+    // up (`up`) or down.
+    let whole = |n: &Number, up: bool| -> Option<i128> {
+        if let Some(i) = n.as_i64() {
+            return Some(i128::from(i));
+        }
+        if let Some(u) = n.as_u64() {
+            return Some(i128::from(u));
+        }
+        let f = n.as_f64().filter(|f| f.is_finite() && f.abs() < 1e30)?;
+        Some(if up { f.ceil() } else { f.floor() } as i128)
+    };
+    let number = |n: i128| -> Option<Number> {
+        match i64::try_from(n) {
+            Ok(i) => Some(Number::from(i)),
+            Err(_) => u64::try_from(n).ok().map(Number::from),
+        }
+    };
+    let exclusive = |key: &str, inclusive: Option<&Number>| -> Option<Number> {
         match node.get(key)? {
-            Value::Number(n) => n.as_f64(),
-            Value::Bool(true) => inclusive?.as_f64(),
+            Value::Number(n) => Some(n.clone()),
+            Value::Bool(true) => inclusive.cloned(),
             _ => None,
         }
     };
-    if let Some(above) = bound("exclusiveMinimum", constraints.minimum.as_ref()) {
-        let least = above.floor() + 1.0;
-        let own = constraints.minimum.as_ref().and_then(serde_json::Number::as_f64);
+    if let Some(least) = exclusive("exclusiveMinimum", constraints.minimum.as_ref())
+        .and_then(|above| whole(&above, false))
+        .map(|n| n + 1)
+    {
+        let own = constraints.minimum.as_ref().and_then(|n| whole(n, true));
         if own.is_none_or(|own| own < least) {
-            constraints.minimum = whole_number(least);
+            constraints.minimum = number(least).or(constraints.minimum.take());
         }
     }
-    if let Some(below) = bound("exclusiveMaximum", constraints.maximum.as_ref()) {
-        let most = below.ceil() - 1.0;
-        let own = constraints.maximum.as_ref().and_then(serde_json::Number::as_f64);
+    if let Some(most) = exclusive("exclusiveMaximum", constraints.maximum.as_ref())
+        .and_then(|below| whole(&below, true))
+        .map(|n| n - 1)
+    {
+        let own = constraints.maximum.as_ref().and_then(|n| whole(n, false));
         if own.is_none_or(|own| own > most) {
-            constraints.maximum = whole_number(most);
+            constraints.maximum = number(most).or(constraints.maximum.take());
         }
-    }
-}
-
-/// A whole number as JSON writes one: `3`, not `3.0`, where it fits.
-fn whole_number(n: f64) -> Option<serde_json::Number> {
-    const LIMIT: f64 = 9_007_199_254_740_992.0; // 2^53: exact as f64
-    if n.abs() <= LIMIT {
-        Some(serde_json::Number::from(n as i64))
-    } else {
-        serde_json::Number::from_f64(n)
     }
 }
 
@@ -410,11 +426,43 @@ fn single_type(node: &Map<String, Value>) -> Option<&str> {
 const MAX_INLINED_BYTES: usize = 256 * 1024;
 
 /// What inlining one schema carries along.
-struct Inlining {
+struct Inlining<'a> {
     /// The `$ref`s being resolved: meeting one again is a cycle.
     resolving: Vec<String>,
     /// How many more bytes of definitions it may copy.
     bytes_left: usize,
+    /// The size of each definition named so far, by where it is: each is
+    /// measured once, however many `$ref`s name it.
+    sizes: std::collections::HashMap<*const Value, usize>,
+    /// The document's nodes by `$anchor`, gathered at the first `$ref` to
+    /// one (in one walk, not one a `$ref`).
+    anchors: Option<std::collections::HashMap<&'a str, &'a Value>>,
+}
+
+impl<'a> Inlining<'a> {
+    /// The node a local `$ref` names, and its size: a JSON pointer into
+    /// the document (`#/$defs/Name`, percent-encoded as a URI fragment
+    /// is), or a plain name an `$anchor` gives (`#name`).
+    fn target(&mut self, root: &'a Value, reference: &str) -> Option<(&'a Value, usize)> {
+        let fragment = percent_decoded(reference.strip_prefix('#')?)?;
+        let target = if fragment.is_empty() {
+            root
+        } else if fragment.starts_with('/') {
+            root.pointer(&fragment)?
+        } else {
+            let anchors = self.anchors.get_or_insert_with(|| {
+                let mut anchors = std::collections::HashMap::new();
+                gather_anchors(root, &mut anchors, 0);
+                anchors
+            });
+            anchors.get(fragment.as_str()).copied()?
+        };
+        let size = *self
+            .sizes
+            .entry(target as *const Value)
+            .or_insert_with(|| flat_size(target));
+        Some((target, size))
+    }
 }
 
 /// Keywords whose value is one schema.
@@ -436,8 +484,9 @@ const SCHEMA_KEYWORDS: &[&str] = &[
 /// form of older drafts).
 const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
 
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
+/// Keywords whose value maps names to schemas (`dependencies` of older
+/// drafts maps some to lists of names, which stay as written).
+const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "dependentSchemas", "dependencies"];
 
 /// Inlines local `$ref`s, folds `anyOf`/`oneOf` with a `null` member into a
 /// nullable type, drops `$schema`, `$defs`, `definitions` and `title`, and
@@ -445,7 +494,7 @@ const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "depen
 /// another document, or to nothing) becomes any value: no `$ref` is left
 /// pointing at the definitions it drops. A `true` schema becomes `{}` and
 /// `false` `{"not": {}}`, as providers read only objects.
-fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Value {
+fn inline<'a>(node: &'a Value, root: &'a Value, depth: usize, state: &mut Inlining<'a>) -> Value {
     let object = match node {
         Value::Object(object) => object,
         Value::Bool(true) => return Value::Object(Map::new()),
@@ -456,11 +505,10 @@ fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Val
         return Value::Object(Map::new());
     }
     if let Some(reference) = object.get("$ref") {
-        let Some(target) = reference.as_str().and_then(|reference| resolve(root, reference)) else {
+        let Some((target, size)) = reference.as_str().and_then(|reference| state.target(root, reference)) else {
             return describe_only(object);
         };
         let reference = reference.as_str().unwrap_or_default();
-        let size = flat_size(target);
         // A recursive type, or a schema whose `$ref`s would make it huge:
         // below this point, any value.
         if state.resolving.iter().any(|r| r == reference) || size > state.bytes_left {
@@ -468,33 +516,14 @@ fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Val
         }
         state.bytes_left -= size;
         state.resolving.push(reference.to_owned());
-        let mut resolved = inline(target, root, depth + 1, state);
+        let resolved = inline(target, root, depth + 1, state);
         state.resolving.pop();
-        // Keys beside the `$ref` add to what it names (as `allOf` would):
-        // their properties and required names join its own; any other key
-        // (a description, a default) wins.
-        if let Value::Object(resolved) = &mut resolved {
-            for (key, value) in object {
-                if key == "$ref" || is_dropped(key) {
-                    continue;
-                }
-                let value = inline_keyword(key, value, root, depth, state);
-                match (key.as_str(), resolved.get_mut(key), value) {
-                    ("properties", Some(Value::Object(own)), Value::Object(added)) => own.extend(added),
-                    ("required", Some(Value::Array(own)), Value::Array(added)) => {
-                        for name in added {
-                            if !own.contains(&name) {
-                                own.push(name);
-                            }
-                        }
-                    }
-                    (_, _, value) => {
-                        resolved.insert(key.clone(), value);
-                    }
-                }
-            }
-        }
-        return resolved;
+        let siblings: Map<String, Value> = object
+            .iter()
+            .filter(|(key, _)| *key != "$ref" && !is_dropped(key))
+            .map(|(key, value)| (key.clone(), inline_keyword(key, value, root, depth, state)))
+            .collect();
+        return with_siblings(resolved, siblings);
     }
     let mut out = Map::new();
     for (key, value) in object {
@@ -509,9 +538,73 @@ fn inline(node: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Val
     Value::Object(out)
 }
 
+/// What a `$ref` names (`resolved`) with the keys written beside it, which
+/// apply as well (as in an `allOf`): an annotation beside it (a
+/// description, a default) wins; its properties and required names join
+/// the named ones (a property both define merged by the same rule); a
+/// keyword the named schema lacks is added. Where the two cannot be one
+/// schema (a keyword both set differently, properties added to a closed
+/// object), the node is the `allOf` of both, bound as any value and
+/// judged by the server.
+fn with_siblings(resolved: Value, siblings: Map<String, Value>) -> Value {
+    const ANNOTATIONS: &[&str] = &[
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    ];
+    let Value::Object(mut merged) = resolved else {
+        return resolved;
+    };
+    if siblings.is_empty() {
+        return Value::Object(merged);
+    }
+    let closed = merged.get("additionalProperties") == Some(&Value::Bool(false));
+    let mut conflict = false;
+    for (key, value) in &siblings {
+        match (key.as_str(), merged.get_mut(key), value) {
+            (annotation, _, value) if ANNOTATIONS.contains(&annotation) => {
+                merged.insert(key.clone(), value.clone());
+            }
+            ("properties", Some(Value::Object(own)), Value::Object(added)) => {
+                for (name, schema) in added {
+                    match own.get_mut(name) {
+                        Some(existing) if existing != schema => {
+                            let added = schema.as_object().cloned().unwrap_or_default();
+                            *existing = with_siblings(existing.take(), added);
+                        }
+                        Some(_) => {}
+                        None if closed => conflict = true,
+                        None => {
+                            own.insert(name.clone(), schema.clone());
+                        }
+                    }
+                }
+            }
+            ("required", Some(Value::Array(own)), Value::Array(added)) => {
+                for name in added {
+                    if !own.contains(name) {
+                        own.push(name.clone());
+                    }
+                }
+            }
+            (_, Some(existing), value) => conflict |= existing != value,
+            (_, None, value) => {
+                merged.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if conflict {
+        return serde_json::json!({"allOf": [Value::Object(merged), Value::Object(siblings)]});
+    }
+    Value::Object(merged)
+}
+
 /// The value of keyword `key` of a node at `depth`, its schemas inlined.
-fn inline_keyword(key: &str, value: &Value, root: &Value, depth: usize, state: &mut Inlining) -> Value {
-    let mut inline_one = |schema: &Value| inline(schema, root, depth + 1, state);
+fn inline_keyword<'a>(key: &str, value: &'a Value, root: &'a Value, depth: usize, state: &mut Inlining<'a>) -> Value {
+    let mut inline_one = |schema: &'a Value| inline(schema, root, depth + 1, state);
     match value {
         // `"additionalProperties": false` stays as written.
         Value::Bool(_) if key == "additionalProperties" => value.clone(),
@@ -745,30 +838,23 @@ fn describe_only(node: &Map<String, Value>) -> Value {
     Value::Object(out)
 }
 
-/// Follows a local reference: a JSON pointer into the document
-/// (`#/$defs/Name`, `#/definitions/Name`, percent-encoded as a URI
-/// fragment is), or a plain name an `$anchor` gives (`#name`).
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = percent_decoded(reference.strip_prefix('#')?)?;
-    if fragment.is_empty() {
-        return Some(root);
-    }
-    if fragment.starts_with('/') {
-        return root.pointer(&fragment);
-    }
-    anchored(root, &fragment, 0)
-}
-
-/// The node of the document whose `$anchor` is `name`.
-fn anchored<'a>(node: &'a Value, name: &str, depth: usize) -> Option<&'a Value> {
+/// Gathers the nodes of the document that carry an `$anchor`, by name
+/// (the first of a name wins).
+fn gather_anchors<'a>(node: &'a Value, anchors: &mut std::collections::HashMap<&'a str, &'a Value>, depth: usize) {
     if depth > MAX_DEPTH {
-        return None;
+        return;
     }
     match node {
-        Value::Object(object) if object.get("$anchor").and_then(Value::as_str) == Some(name) => Some(node),
-        Value::Object(object) => object.values().find_map(|value| anchored(value, name, depth + 1)),
-        Value::Array(items) => items.iter().find_map(|item| anchored(item, name, depth + 1)),
-        _ => None,
+        Value::Object(object) => {
+            if let Some(name) = object.get("$anchor").and_then(Value::as_str) {
+                anchors.entry(name).or_insert(node);
+            }
+            object
+                .values()
+                .for_each(|value| gather_anchors(value, anchors, depth + 1));
+        }
+        Value::Array(items) => items.iter().for_each(|item| gather_anchors(item, anchors, depth + 1)),
+        _ => {}
     }
 }
 
@@ -1290,6 +1376,98 @@ mod tests {
             (args["elsewhere"].clone(), args["encoded"].clone()),
             (json!([1]), json!(7))
         );
+    }
+
+    #[test]
+    fn many_refs_to_one_big_definition_are_measured_once() {
+        // Each `$ref` used to walk its whole target, and each `#name` the
+        // whole document: quadratic in the schema's size.
+        let big: Map<String, Value> = (0..5_000)
+            .map(|i| (format!("p{i}"), json!({"type": "integer"})))
+            .collect();
+        let properties: Map<String, Value> = (0..5_000)
+            .map(|i| {
+                let reference = if i % 2 == 0 { "#/$defs/Big" } else { "#big" };
+                (format!("r{i}"), json!({ "$ref": reference }))
+            })
+            .collect();
+        let schema = json!({
+            "type": "object",
+            "properties": properties,
+            "$defs": {"Big": {"$anchor": "big", "type": "object", "properties": big}},
+        });
+        let imported = import_input_schema(&schema);
+        let text = imported.schema.to_string();
+        assert!(
+            !text.contains("$ref") && text.len() < 2 * MAX_INLINED_BYTES + 200_000,
+            "{} bytes",
+            text.len()
+        );
+        assert_eq!(
+            imported.schema["properties"]["r0"]["properties"]["p4999"],
+            json!({"type": "integer"})
+        );
+    }
+
+    #[test]
+    fn exclusive_integer_bounds_are_exact_and_dependencies_are_walked() {
+        let imported = import_input_schema(&json!({
+            "$defs": {"N": {"type": "integer"}},
+            "type": "object",
+            "properties": {
+                "big": {"type": "integer", "exclusiveMinimum": -9_223_372_036_854_775_808_i64},
+                "nested": {
+                    "type": "object",
+                    "dependencies": {"a": {"properties": {"n": {"$ref": "#/$defs/N"}}}, "b": ["a"]},
+                },
+            },
+        }));
+        assert!(!imported.schema.to_string().contains("$ref"), "{}", imported.schema);
+        let dependencies = &imported.schema["properties"]["nested"]["dependencies"];
+        assert_eq!(dependencies["b"], json!(["a"]));
+        assert_eq!(dependencies["a"]["properties"]["n"], json!({"type": "integer"}));
+        let (_, _, errors) = bind(&imported, json!({ "big": i64::MIN }));
+        assert_eq!(errors, ["out_of_range:big"]);
+        let (_, _, errors) = bind(&imported, json!({ "big": i64::MIN + 1 }));
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    #[test]
+    fn keys_beside_a_ref_apply_as_well_never_instead() {
+        let imported = import_input_schema(&json!({
+            "$defs": {
+                "Base": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+                "Closed": {"type": "object", "properties": {"id": {"type": "integer"}}, "additionalProperties": false},
+                "Count": {"type": "integer", "minimum": 1},
+            },
+            "type": "object",
+            "properties": {
+                "retyped": {"$ref": "#/$defs/Base", "properties": {"id": {"description": "The id"}}},
+                "reopened": {"$ref": "#/$defs/Closed", "properties": {"note": {"type": "string"}}},
+                "rebound": {"$ref": "#/$defs/Count", "minimum": 0, "description": "How many"},
+                "narrowed": {"$ref": "#/$defs/Count", "maximum": 9},
+            },
+        }));
+        let out = &imported.schema["properties"];
+        // A property both define is merged by the same rule: `id` stays an
+        // integer, so "abc" is refused before it leaves.
+        assert_eq!(
+            out["retyped"]["properties"]["id"],
+            json!({"type": "integer", "description": "The id"})
+        );
+        let (_, _, errors) = bind(&imported, json!({"retyped": {"id": "abc"}}));
+        assert_eq!(errors, ["unsupported_integer_literal:retyped.id"]);
+        // Two minimums, or properties added to a closed object, are one
+        // `allOf`, judged by the server.
+        assert!(out["reopened"]["allOf"].is_array(), "{}", out["reopened"]);
+        assert!(out["rebound"]["allOf"].is_array(), "{}", out["rebound"]);
+        // A keyword the named schema lacks is simply added.
+        assert_eq!(out["narrowed"], json!({"type": "integer", "minimum": 1, "maximum": 9}));
+        let (_, _, errors) = bind(&imported, json!({"narrowed": 10}));
+        assert_eq!(errors, ["out_of_range:narrowed"]);
+        let (args, _, errors) = bind(&imported, json!({"rebound": 0, "reopened": {"id": 1, "note": "x"}}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["reopened"], json!({"id": 1, "note": "x"}));
     }
 
     #[test]
