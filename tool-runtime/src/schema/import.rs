@@ -365,6 +365,20 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             field
         })
         .collect();
+    // A required name no property defines is still required: its value
+    // may be anything the object's other keys may be.
+    for name in required.iter().filter(|name| !properties.contains_key(**name)) {
+        if fields.iter().any(|field| field.name == *name) {
+            continue;
+        }
+        let shape = match additional {
+            Some(schema @ Value::Object(_)) => import_shape(schema),
+            _ => any_value(),
+        };
+        let mut field = Field::new((*name).to_owned(), shape, false, "remote");
+        field.presence = Presence::Required;
+        fields.push(field);
+    }
     // The properties arrive with their keys sorted (serde_json keeps no
     // order), but `required` is a list, in the order its writer gave (a
     // Python or TypeScript SDK: the declaration order). So the required
@@ -1631,6 +1645,14 @@ mod properties {
             Just(json!({"type": "object"})),
             Just(json!({"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 2})),
             Just(json!({"$ref": "#/$defs/D"})),
+            // An annotation beside a `$ref`; keywords of another type than
+            // the node's; exclusive integer bounds; a required name no
+            // property defines; `true`.
+            Just(json!({"$ref": "#/$defs/D", "description": "beside"})),
+            Just(json!({"type": "array", "items": {"type": "string"}, "minLength": 1})),
+            Just(json!({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10.5})),
+            Just(json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["ghost"]})),
+            Just(json!(true)),
             (prop_oneof![Just("integer"), Just("number")], bounds).prop_map(|(ty, (min, max))| {
                 let mut schema = json!({"type": ty});
                 if let Some(min) = min {
@@ -1661,9 +1683,33 @@ mod properties {
         ]
     }
 
+    /// Constructs the import passes through, for the server to judge
+    /// (keys beside a `$ref` that may conflict with it among them).
+    fn passed_through() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(json!({"$ref": "#/$defs/D", "minimum": 1})),
+            Just(json!({"$ref": "#/$defs/D", "type": "integer"})),
+            Just(json!({"$ref": "#/$defs/D", "properties": {"a": {"type": "string"}}, "required": ["a"]})),
+            Just(json!({"type": "number", "exclusiveMinimum": 0})),
+            Just(json!({"type": "integer", "multipleOf": 2})),
+            Just(json!({"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}})),
+            Just(json!({"type": "object", "properties": {"a": {"type": "integer"}}, "minProperties": 2})),
+            Just(json!({"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 2}]})),
+        ]
+    }
+
     /// A schema of the subset the import reads, nested.
     fn schema() -> impl Strategy<Value = Value> + Clone {
-        leaf().prop_recursive(3, 24, 4, |inner| {
+        nested(leaf().boxed())
+    }
+
+    /// A schema that also holds what the import passes through.
+    fn loose_schema() -> impl Strategy<Value = Value> + Clone {
+        nested(prop_oneof![3 => leaf(), 1 => passed_through()].boxed())
+    }
+
+    fn nested(leaf: BoxedStrategy<Value>) -> impl Strategy<Value = Value> + Clone {
+        leaf.prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
                 (
                     inner.clone(),
@@ -1753,6 +1799,26 @@ mod properties {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Where the import passes a value through, the server judges it:
+        /// the binder never refuses arguments the remote schema takes, and
+        /// sends a passed-through value as it came.
+        #[test]
+        fn valid_arguments_are_never_refused_whatever_the_schema_holds(
+            root in object(loose_schema()),
+            definition in leaf(),
+            args in proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), argument(), 0..4),
+        ) {
+            let mut root = root;
+            root["$defs"] = json!({"D": definition});
+            let imported = import_input_schema(&root);
+            let validator = jsonschema::draft202012::new(&root).expect("the generated schema compiles");
+            let mut args: Map<String, Value> = args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            if validator.is_valid(&Value::Object(args.clone())) {
+                let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+                prop_assert!(report.errors.is_empty(), "refused valid arguments against {root}: {:?}", report.errors);
+            }
+        }
 
         #[test]
         fn accepted_arguments_are_valid_for_the_remote_schema(
