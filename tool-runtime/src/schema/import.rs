@@ -1495,12 +1495,19 @@ mod tests {
         }));
         let (args, warnings, errors) = bind(
             &imported,
-            json!({"opts": {"a": "x", "b": 1}, "closed": {"a": "x", "b": 1}}),
+            json!({"opts": {"a": "x", "b": 1, "c": 2}, "closed": {"a": "x", "b": 1}}),
         );
         assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(args["opts"], json!({"a": "x", "b": 1}), "the schema admits `b`");
+        assert_eq!(
+            args["opts"],
+            json!({"a": "x", "b": 1, "c": 2}),
+            "the schema admits `b` and `c`"
+        );
         assert_eq!(args["closed"], json!({"a": "x"}), "the schema admits no `b`");
-        assert_eq!(warnings, ["unknown_parameter:closed.b", "unknown_parameter:opts.b"]);
+        assert_eq!(warnings, ["unknown_parameter:closed.b", "unknown_parameter:opts.c"]);
+        // `b`, required though no property defines it, must be sent.
+        let (_, _, errors) = bind(&imported, json!({"opts": {"a": "x"}}));
+        assert_eq!(errors, ["missing_required:opts.b"]);
     }
 
     #[test]
