@@ -55,27 +55,32 @@ async fn counted(#[param(description = "Anything")] _x: Option<String>) -> Strin
 static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 #[tokio::test]
-async fn a_turn_cut_off_at_max_tokens_runs_none_of_its_calls() {
-    let mut registry = registry();
-    registry.register(Counted).unwrap();
-    let mut cut = calls(&[("t1", "counted", json!({})), ("t2", "counted", json!({"_x": "par"}))]);
-    cut.stop = ModelStop::MaxTokens;
-    // Without early start: a stream would have started the calls it
-    // reported complete before the stop reason came.
-    let outcome = Agent::new(Scripted::new([cut]), registry)
-        .early_start(false)
-        .run("Go")
-        .await;
-    assert_eq!(outcome.stop, StopReason::MaxTokens);
-    assert_eq!(COUNTED.load(std::sync::atomic::Ordering::SeqCst), 0, "no call ran");
-    // Every call is still answered, so the transcript can be sent again.
-    assert_transcript_valid(&outcome.transcript);
-    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
-    assert_eq!(results.len(), 2);
-    assert!(
-        results.iter().all(|r| r.is_error && r.to_text().contains("max_tokens")),
-        "{results:?}"
-    );
+async fn a_turn_cut_off_at_max_tokens_or_by_a_refusal_runs_none_of_its_calls() {
+    for (stop, expected, why) in [
+        (ModelStop::MaxTokens, StopReason::MaxTokens, "max_tokens"),
+        (ModelStop::Refusal, StopReason::Refusal, "refusal"),
+    ] {
+        let mut registry = registry();
+        registry.register(Counted).unwrap();
+        let mut cut = calls(&[("t1", "counted", json!({})), ("t2", "counted", json!({"_x": "par"}))]);
+        cut.stop = stop;
+        // Without early start: a stream would have started the calls it
+        // reported complete before the stop reason came.
+        let outcome = Agent::new(Scripted::new([cut]), registry)
+            .early_start(false)
+            .run("Go")
+            .await;
+        assert_eq!(outcome.stop, expected);
+        assert_eq!(COUNTED.load(std::sync::atomic::Ordering::SeqCst), 0, "no call ran");
+        // Every call is still answered, so the transcript can be sent again.
+        assert_transcript_valid(&outcome.transcript);
+        let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+        assert_eq!(results.len(), 2);
+        assert!(
+            results.iter().all(|r| r.is_error && r.to_text().contains(why)),
+            "{results:?}"
+        );
+    }
 }
 
 #[tokio::test]

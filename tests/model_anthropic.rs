@@ -636,11 +636,16 @@ async fn a_server_that_never_answers_is_a_timeout() {
 /// `message_start` and closed by `message_delta` (stopping for tool use)
 /// and `message_stop`.
 fn tool_use_stream(blocks: Vec<Value>) -> Reply {
+    stream_stopping(blocks, "tool_use")
+}
+
+/// As [`tool_use_stream`], stopping for `stop_reason`.
+fn stream_stopping(blocks: Vec<Value>, stop_reason: &str) -> Reply {
     let mut events = vec![
         json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
     ];
     events.extend(blocks);
-    events.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+    events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"output_tokens": 20}}));
     events.push(json!({"type": "message_stop"}));
     Reply::sse(
         events
@@ -732,6 +737,40 @@ async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
     let answer = &server.requests()[1].body["messages"][2]["content"][0];
     assert_eq!(answer["content"][0]["text"], "5", "{answer}");
     assert!(answer.get("is_error").is_none(), "{answer}");
+}
+
+/// The API ends the open block before it says the turn was cut off: a
+/// tool_use cut before any of its input streamed must not start early on
+/// its start's empty input (a tool of optional parameters would run on its
+/// defaults). The complete call before it starts as usual.
+#[tokio::test]
+async fn a_call_cut_off_before_its_input_never_starts() {
+    for (stop_reason, expected) in [("max_tokens", StopReason::MaxTokens), ("refusal", StopReason::Refusal)] {
+        let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
+        blocks.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "greet", "input": {}}}));
+        blocks.push(json!({"type": "content_block_stop", "index": 1}));
+        let server = Server::start(vec![stream_stopping(blocks, stop_reason)], false).await;
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let seen = started.clone();
+        let outcome = Agent::new(client(&server, true), registry())
+            .on_event(move |event| {
+                if let AgentEvent::ToolCallStarted { id, .. } = event {
+                    seen.lock().unwrap().push(id.clone());
+                }
+            })
+            .run("Add")
+            .await;
+        assert_eq!(outcome.stop, expected, "{:?}", outcome.error);
+        assert_eq!(*started.lock().unwrap(), ["toolu_1"], "{stop_reason}");
+        assert_transcript_valid(&outcome.transcript);
+        let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+        assert!(!results[0].is_error, "the whole call ran: {:?}", results[0]);
+        assert!(
+            results[1].is_error && results[1].to_text().contains(stop_reason),
+            "{:?}",
+            results[1]
+        );
+    }
 }
 
 #[tokio::test]

@@ -495,11 +495,11 @@ impl<M: Model> Agent<M> {
                 return state.end(stop);
             }
 
-            // A turn cut off at max_tokens may end in a call whose
-            // arguments were cut off too: its calls are answered without
-            // running (those a stream already started run on), and the run
-            // stops as the model did.
-            let cut_off = response.stop == ModelStop::MaxTokens;
+            // A turn cut off (max_tokens, a refusal) may end in a call
+            // whose arguments were cut off too: its calls are answered
+            // without running (those a stream already started, known
+            // whole, run on), and the run stops as the model did.
+            let cut_off = response.stop.interrupts();
             // Every call of the turn runs; their results answer in order.
             let mut slots = Vec::with_capacity(calls.len());
             for call in &calls {
@@ -507,7 +507,7 @@ impl<M: Model> Agent<M> {
                     Some(running) if running.call == *call => running.handle,
                     Some(running) if cut_off => {
                         running.stop().await;
-                        self.cut_off(call)
+                        self.cut_off(call, &response.stop)
                     }
                     // Started from the stream with other arguments than the
                     // message holds: the message's call runs instead.
@@ -516,7 +516,7 @@ impl<M: Model> Agent<M> {
                         running.stop().await;
                         self.start(call.clone(), &context, cancellation).handle
                     }
-                    None if cut_off => self.cut_off(call),
+                    None if cut_off => self.cut_off(call, &response.stop),
                     None => self.start(call.clone(), &context, cancellation).handle,
                 };
                 slots.push(handle);
@@ -568,21 +568,30 @@ impl<M: Model> Agent<M> {
                 content.push(Block::Text { text: notice });
             }
             state.transcript.push(Message::new(Role::User, content));
+            let refused = response.stop == ModelStop::Refusal;
             self.emit(&AgentEvent::TurnFinished {
                 turn,
                 stop: response.stop,
             });
             if cut_off {
-                return state.end(StopReason::MaxTokens);
+                return state.end(if refused {
+                    StopReason::Refusal
+                } else {
+                    StopReason::MaxTokens
+                });
             }
         }
     }
 
-    /// The answer to a call of a turn cut off at max_tokens, which does
-    /// not run.
-    fn cut_off(&self, call: &ToolUse) -> JoinHandle<Slot> {
+    /// The answer to a call of a turn cut off by `stop` (max_tokens, a
+    /// refusal), which does not run.
+    fn cut_off(&self, call: &ToolUse, stop: &ModelStop) -> JoinHandle<Slot> {
+        let why = match stop {
+            ModelStop::Refusal => "the model's turn ended in a refusal",
+            _ => "the model's turn was cut off at its max_tokens limit",
+        };
         let text = format!(
-            "The call of `{}` was not run: the model's turn was cut off at its max_tokens limit, so the call may be incomplete.",
+            "The call of `{}` was not run: {why}, so the call may be incomplete.",
             clip(&call.name)
         );
         let result = adapter::not_run(call, text, false);
@@ -677,8 +686,10 @@ struct RunState {
 impl RunState {
     /// Counts a call's result: a failure adds one to its tool's failures
     /// in a row, a success starts them again.
+    /// The name is kept clipped: it is the model's, and a stop reason
+    /// quotes it.
     fn record(&mut self, tool: &str, is_error: bool) {
-        let count = self.consecutive.entry(tool.to_owned()).or_default();
+        let count = self.consecutive.entry(clip(tool).into_owned()).or_default();
         *count = if is_error { count.saturating_add(1) } else { 0 };
     }
 

@@ -448,9 +448,23 @@ struct StreamState {
     usage: Usage,
     id: Option<String>,
     finished: bool,
+    /// A tool_use that ended without any input streamed, not yet reported.
+    /// When a turn is cut off (max_tokens, a refusal) the API ends the open
+    /// block before it says so: a call cut before its input began would
+    /// run on its start's empty input. It is known whole only once another
+    /// block starts or the turn ends for another reason. (Input cut short
+    /// is never whole JSON, so it never runs as it is.)
+    held: Option<ToolUse>,
 }
 
 impl StreamState {
+    /// Reports the held call: it is known to be whole.
+    fn release(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) {
+        if let Some(call) = self.held.take() {
+            events(StreamEvent::ToolUse(call));
+        }
+    }
+
     fn event(
         &mut self,
         event: crate::sse::SseEvent,
@@ -470,6 +484,7 @@ impl StreamState {
             }
             "content_block_start" => {
                 let index = index.ok_or_else(|| malformed("content_block_start without an index"))?;
+                self.release(events);
                 let block = &data["content_block"];
                 let partial = match block["type"].as_str() {
                     Some("text") => Partial::Text(block["text"].as_str().unwrap_or_default().to_owned()),
@@ -522,8 +537,14 @@ impl StreamState {
                 let block = match self.blocks.remove(&index) {
                     Some(Partial::Text(text)) => Block::Text { text },
                     Some(Partial::ToolUse { id, name, json, input }) => {
+                        let streamed = !json.trim().is_empty();
                         let call = tool_use_end(id, name, json, input);
-                        events(StreamEvent::ToolUse(call.clone()));
+                        self.release(events);
+                        if streamed {
+                            events(StreamEvent::ToolUse(call.clone()));
+                        } else {
+                            self.held = Some(call.clone());
+                        }
                         Block::ToolUse(call)
                     }
                     Some(Partial::Thinking { text, signature }) => Block::Thinking {
@@ -543,13 +564,21 @@ impl StreamState {
             }
             "message_delta" => {
                 let delta = &data["delta"];
-                self.stop = Some(stop_reason(
-                    delta["stop_reason"].as_str(),
-                    delta["stop_sequence"].as_str(),
-                ));
+                let stop = stop_reason(delta["stop_reason"].as_str(), delta["stop_sequence"].as_str());
+                // A call cut off with its turn never starts early; the
+                // loop answers it from the whole message.
+                if stop.interrupts() {
+                    self.held = None;
+                } else {
+                    self.release(events);
+                }
+                self.stop = Some(stop);
                 usage(&data["usage"], &mut self.usage);
             }
             "message_stop" => {
+                if self.stop.as_ref().is_none_or(|stop| !stop.interrupts()) {
+                    self.release(events);
+                }
                 self.finished = true;
                 return Ok(true);
             }

@@ -479,8 +479,12 @@ impl StreamState {
         Ok(at)
     }
 
-    /// Reports every call not reported yet: all are complete.
+    /// Checks and reports every call not reported yet: all are complete.
+    /// In a turn cut off (`length`, `content_filter`) the last call may be
+    /// incomplete, so the calls are checked but not reported: none starts
+    /// early, and the loop answers them from the whole message.
     fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
+        let interrupted = self.stop.as_ref().is_some_and(ModelStop::interrupts);
         for call in self.calls.iter_mut().filter(|call| !call.reported) {
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
@@ -488,11 +492,13 @@ impl StreamState {
             // Refused before the call is reported, and so before it starts.
             check_call_id(&call.id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
             call.reported = true;
-            events(StreamEvent::ToolUse(ToolUse::from_text(
-                &call.id,
-                &call.name,
-                &call.arguments,
-            )));
+            if !interrupted {
+                events(StreamEvent::ToolUse(ToolUse::from_text(
+                    &call.id,
+                    &call.name,
+                    &call.arguments,
+                )));
+            }
         }
         Ok(())
     }
@@ -557,6 +563,44 @@ mod tests {
         let calls: Vec<(&str, Value)> = response.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
         assert_eq!(calls, [("a", json!({"p": 1})), ("b", json!({"p": 2}))]);
         assert_eq!(events.len(), 2, "each call reported once, complete");
+    }
+
+    /// A turn cut off (`length`, `content_filter`) may end in a call cut
+    /// short, even to no arguments at all, which would run on its
+    /// defaults: only the calls a later one showed complete are reported.
+    #[test]
+    fn the_last_call_of_a_turn_cut_off_is_not_reported() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let call = |index: u64, id: &str, args: &str| {
+            delta(json!({"tool_calls": [{"index": index, "id": id, "function": {"name": "write", "arguments": args}}]}))
+        };
+        for (reason, stop) in [("length", ModelStop::MaxTokens), ("content_filter", ModelStop::Refusal)] {
+            let (events, response) = run(&[
+                call(0, "a", "{\"p\":1}"),
+                call(1, "b", ""),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
+            ]);
+            let reported: Vec<String> = events
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::ToolUse(call) => Some(call.id.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(reported, ["a"], "{reason}");
+            let response = response.unwrap();
+            assert_eq!(response.stop, stop);
+            assert_eq!(
+                response.tool_uses().count(),
+                2,
+                "both calls are in the message, to be answered"
+            );
+        }
+        let (events, _) = run(&[
+            call(0, "a", "{}"),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        assert_eq!(events.len(), 1, "a turn that ends well reports its last call");
     }
 
     #[test]

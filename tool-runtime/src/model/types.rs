@@ -306,6 +306,14 @@ pub enum ModelStop {
     Other(String),
 }
 
+impl ModelStop {
+    /// The turn was interrupted (max_tokens, a refusal): its last call may
+    /// be incomplete, so none of its calls is known to be whole.
+    pub(crate) fn interrupts(&self) -> bool {
+        matches!(self, ModelStop::MaxTokens | ModelStop::Refusal)
+    }
+}
+
 /// How the model may use tools.
 ///
 /// A forced choice (`Any`, `Tool`) holds for a turn that answers a user's
