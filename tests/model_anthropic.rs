@@ -584,12 +584,16 @@ async fn streamed_thinking_goes_back_with_its_signature_and_stream_errors_are_ty
         (Some("message_start"), json!({"type": "message_start", "message": {"id": "msg_2", "content": [], "usage": {"input_tokens": 5, "output_tokens": 0}}}).to_string()),
         (Some("error"), json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string()),
     ]);
-    let server = Server::start(vec![first, overloaded], false).await;
+    // The overloaded stream fails before anything of it was handed on: it
+    // is tried again, as often as the policy says (three times), then the
+    // error is typed.
+    let server = Server::start(vec![first, overloaded], true).await;
     let outcome = Agent::new(client(&server, true).thinking(1024), registry())
         .run("1+2")
         .await;
     assert_eq!(outcome.stop, StopReason::ModelError);
     assert_eq!(outcome.error.as_ref().unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_eq!(server.requests().len(), 1 + 4);
     assert_transcript_valid(&outcome.transcript);
     assert_anthropic_requests(&server, "sk-ant-test");
     let second = &server.requests()[1].body["messages"][1];
@@ -602,6 +606,75 @@ async fn streamed_thinking_goes_back_with_its_signature_and_stream_errors_are_ty
         server.requests()[1].body["messages"][2]["content"][0]["content"][0]["text"],
         "3"
     );
+}
+
+#[tokio::test]
+async fn a_stream_is_tried_again_only_while_nothing_of_it_was_handed_on() {
+    let start = (
+        Some("message_start"),
+        json!({"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {"input_tokens": 5, "output_tokens": 0}}}).to_string(),
+    );
+    let overloaded = (
+        Some("error"),
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string(),
+    );
+    let fine = || anthropic_stream(&anthropic_text("Fine."), HashMap::new());
+    let server = Server::start(vec![Reply::sse(vec![start.clone(), overloaded.clone()]), fine()], false).await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "Fine.");
+    assert_eq!(server.requests().len(), 2);
+
+    // Once text was shown, the same failure is the caller's.
+    let late = vec![
+        start,
+        (
+            Some("content_block_start"),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+                .to_string(),
+        ),
+        (
+            Some("content_block_delta"),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Part"}})
+                .to_string(),
+        ),
+        overloaded,
+    ];
+    let server = Server::start(vec![Reply::sse(late), fine()], false).await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// Some gateways answer a failure with status 200 and the API's error body,
+/// even to a streamed request: it is the API's error, typed, with its
+/// message, not a malformed answer.
+#[tokio::test]
+async fn a_failure_answered_with_status_200_is_the_api_s_typed_error() {
+    let invalid = json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long"}});
+    for stream in [false, true] {
+        let server = Server::start(vec![Reply::ok(invalid.clone())], false).await;
+        let error = Agent::new(client(&server, stream), registry())
+            .run("Hi")
+            .await
+            .error
+            .unwrap();
+        assert_eq!(error.kind(), ModelErrorKind::InvalidRequest, "stream {stream}: {error}");
+        assert_eq!(error.message(), "prompt is too long");
+    }
+}
+
+#[tokio::test]
+async fn a_successful_body_is_read_only_up_to_a_bound() {
+    let huge = anthropic_text(&"a".repeat(65 << 20));
+    let server = Server::start(vec![Reply::ok(huge)], false).await;
+    let error = Agent::new(client(&server, false), registry())
+        .run("Hi")
+        .await
+        .error
+        .unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert!(error.message().contains("larger than"), "{error}");
 }
 
 #[tokio::test]

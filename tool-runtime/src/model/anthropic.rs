@@ -17,6 +17,7 @@ use super::{
     ToolChoice, ToolUse, Usage,
 };
 use crate::format::{Format, check_call_id, tool_name};
+use crate::sse::SseEvent;
 
 /// The API version sent in `anthropic-version`.
 pub const API_VERSION: &str = "2023-06-01";
@@ -262,12 +263,10 @@ impl Anthropic {
             builder
         };
         if self.stream {
-            let response = http::send(build, &self.retry, http::unread).await?;
-            let mut stream = StreamState::default();
-            http::read_events(response, |event| stream.event(event, events)).await?;
+            let stream: StreamState = http::stream(build, &self.retry, events).await?;
             stream.finish()
         } else {
-            let reply = http::send(build, &self.retry, reqwest::Response::bytes).await?;
+            let reply = http::send(build, &self.retry, http::bounded_body).await??;
             parse_response(&http::json_body(&reply)?)
         }
     }
@@ -457,19 +456,8 @@ struct StreamState {
     held: Option<ToolUse>,
 }
 
-impl StreamState {
-    /// Reports the held call: it is known to be whole.
-    fn release(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) {
-        if let Some(call) = self.held.take() {
-            events(StreamEvent::ToolUse(call));
-        }
-    }
-
-    fn event(
-        &mut self,
-        event: crate::sse::SseEvent,
-        events: &mut (dyn FnMut(StreamEvent) + Send),
-    ) -> Result<bool, ModelError> {
+impl http::StreamReader for StreamState {
+    fn event(&mut self, event: SseEvent, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
         if event.data.is_empty() {
             return Ok(false);
         }
@@ -586,6 +574,15 @@ impl StreamState {
             _ => {}
         }
         Ok(false)
+    }
+}
+
+impl StreamState {
+    /// Reports the held call: it is known to be whole.
+    fn release(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) {
+        if let Some(call) = self.held.take() {
+            events(StreamEvent::ToolUse(call));
+        }
     }
 
     /// A tool_use block's start: its id and name checked as the

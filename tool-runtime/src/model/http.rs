@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 
-use super::{ModelError, ModelErrorKind};
+use super::{ModelError, ModelErrorKind, StreamEvent};
 use crate::ToolDefinition;
 use crate::schema::Schema;
 use crate::sse::{SseEvent, SseParser};
@@ -211,6 +211,82 @@ pub(crate) async fn unread(response: reqwest::Response) -> Result<reqwest::Respo
     Ok(response)
 }
 
+/// The most of a successful response read: a whole body, or a stream's
+/// events together. A model's answer is far smaller; a server that sends
+/// more is not one to wait out.
+const MAX_RESPONSE_BYTES: usize = 64 << 20;
+
+fn too_large() -> ModelError {
+    malformed(format!("the response is larger than {MAX_RESPONSE_BYTES} bytes"))
+}
+
+/// A successful response's whole body, for [`send`]: `Ok(Err(..))` when it
+/// is larger than [`MAX_RESPONSE_BYTES`] (a body that breaks off is the
+/// outer error, tried again).
+pub(crate) async fn bounded_body(
+    mut response: reqwest::Response,
+) -> Result<Result<Vec<u8>, ModelError>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
+            return Ok(Err(too_large()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Ok(body))
+}
+
+/// What puts a streamed answer together, one event at a time.
+pub(crate) trait StreamReader: Default {
+    /// Reads one event, handing on what the caller may act on at once;
+    /// true once the stream's last event was read.
+    fn event(&mut self, event: SseEvent, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError>;
+}
+
+/// Sends a streamed request and reads its events into a new `S`, retrying
+/// as [`send`] does. A stream that fails before anything of it was handed
+/// on to `events` (an `overloaded_error` event first thing, a connection
+/// that broke) is also tried again, with the same policy: nothing of it can
+/// have been acted on. Once something was, its failure is the caller's.
+pub(crate) async fn stream<S: StreamReader>(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    policy: &RetryPolicy,
+    events: &mut (dyn FnMut(StreamEvent) + Send),
+) -> Result<S, ModelError> {
+    let mut retry = 0;
+    loop {
+        let response = send(&build, policy, unread).await?;
+        let mut state = S::default();
+        let mut handed_on = false;
+        let read = read_events(response, |event| {
+            state.event(event, &mut |e| {
+                handed_on = true;
+                events(e);
+            })
+        })
+        .await;
+        let error = match read {
+            Ok(()) => return Ok(state),
+            Err(error) => error,
+        };
+        let transient = matches!(
+            error.kind(),
+            ModelErrorKind::Overloaded
+                | ModelErrorKind::RateLimited
+                | ModelErrorKind::Server
+                | ModelErrorKind::Connection
+        );
+        match policy.delay(retry, None) {
+            Some(wait) if transient && !handed_on && retry < policy.max_retries => {
+                tracing::debug!(%error, ?wait, retry, "model stream failed before its first event; retrying");
+                tokio::time::sleep(wait).await;
+                retry += 1;
+            }
+            _ => return Err(error),
+        }
+    }
+}
+
 /// Whether the connection failed or broke off: no connection was made, the
 /// request could not be sent, or a body ended early (reqwest reports that
 /// last as a decoding error caused by a body error).
@@ -291,10 +367,13 @@ async fn status_error(mut response: reqwest::Response) -> ModelError {
     ModelError::new(kind, message).with_status(status)
 }
 
-/// The error an `error` event in a stream means.
+/// The error an API's error object means: an `error` event in a stream,
+/// or a body that holds `{"error": {"type", "message"}}` (some gateways
+/// answer a failure with status 200).
 pub(crate) fn stream_error(data: &Value) -> ModelError {
     let error = data.get("error").unwrap_or(data);
     let message = error["message"].as_str().unwrap_or("the stream reported an error");
+    let message = clip_at(message, MAX_ERROR_MESSAGE_CHARS);
     let kind = match error["type"].as_str() {
         Some("overloaded_error") => ModelErrorKind::Overloaded,
         Some("rate_limit_error") => ModelErrorKind::RateLimited,
@@ -312,9 +391,22 @@ pub(crate) fn malformed(message: impl Into<String>) -> ModelError {
     ModelError::new(ModelErrorKind::MalformedResponse, message)
 }
 
-/// Reads a whole body as JSON.
+/// Reads a whole body as JSON; a body holding the API's error object is
+/// that error, typed.
 pub(crate) fn json_body(body: &[u8]) -> Result<Value, ModelError> {
-    serde_json::from_slice(body).map_err(|e| malformed(format!("the response is not JSON: {e}")))
+    let value = serde_json::from_slice(body).map_err(|e| malformed(format!("the response is not JSON: {e}")))?;
+    match error_object(&value) {
+        Some(error) => Err(error),
+        None => Ok(value),
+    }
+}
+
+/// The error a JSON body holding `{"error": {..}}` means.
+fn error_object(value: &Value) -> Option<ModelError> {
+    value
+        .get("error")
+        .is_some_and(|e| !e.is_null())
+        .then(|| stream_error(value))
 }
 
 /// Reads a stream of server-sent events, handing each to `on_event` as it
@@ -324,9 +416,22 @@ pub(crate) async fn read_events(
     mut on_event: impl FnMut(SseEvent) -> Result<bool, ModelError>,
 ) -> Result<(), ModelError> {
     let mut parser = SseParser::default();
+    let mut read = 0;
+    // Until an event comes the body is kept, up to a bound: a server may
+    // answer a stream with a JSON error body and status 200.
+    let mut before_events = Vec::new();
+    let mut any_event = false;
     while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
+        read += chunk.len();
+        if read > MAX_RESPONSE_BYTES {
+            return Err(too_large());
+        }
+        if !any_event && before_events.len() < MAX_ERROR_BODY {
+            before_events.extend_from_slice(&chunk);
+        }
         let events = parser.feed(&chunk).map_err(|e| malformed(e.to_string()))?;
         for event in events {
+            any_event = true;
             if on_event(event)? {
                 return Ok(());
             }
@@ -334,6 +439,13 @@ pub(crate) async fn read_events(
     }
     if let Some(event) = parser.finish() {
         on_event(event)?;
+    } else if !any_event
+        && let Some(error) = serde_json::from_slice(&before_events)
+            .ok()
+            .as_ref()
+            .and_then(error_object)
+    {
+        return Err(error);
     }
     Ok(())
 }

@@ -19,6 +19,7 @@ use super::{
     ToolChoice, ToolUse, Usage,
 };
 use crate::format::{Format, check_call_id};
+use crate::sse::SseEvent;
 
 /// The Chat Completions client. The API key comes from `OPENAI_API_KEY`
 /// unless set (no `Authorization` header without one, as local servers
@@ -237,12 +238,10 @@ impl OpenAi {
             builder
         };
         if self.stream {
-            let response = http::send(build, &self.retry, http::unread).await?;
-            let mut stream = StreamState::default();
-            http::read_events(response, |event| stream.event(&event.data, events)).await?;
+            let stream: StreamState = http::stream(build, &self.retry, events).await?;
             stream.finish(events)
         } else {
-            let reply = http::send(build, &self.retry, reqwest::Response::bytes).await?;
+            let reply = http::send(build, &self.retry, http::bounded_body).await??;
             parse_response(&http::json_body(&reply)?)
         }
     }
@@ -385,8 +384,15 @@ struct StreamState {
     done: bool,
 }
 
+impl http::StreamReader for StreamState {
+    fn event(&mut self, event: SseEvent, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
+        self.chunk(&event.data, events)
+    }
+}
+
 impl StreamState {
-    fn event(&mut self, data: &str, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
+    /// Reads one chunk, the data of one event.
+    fn chunk(&mut self, data: &str, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
         if data.trim() == "[DONE]" {
             self.done = true;
             return Ok(true);
@@ -539,7 +545,7 @@ mod tests {
         let mut events = |e: StreamEvent| seen.push(e);
         let mut state = StreamState::default();
         for chunk in chunks {
-            state.event(&chunk.to_string(), &mut events).unwrap();
+            state.chunk(&chunk.to_string(), &mut events).unwrap();
         }
         let response = state.finish(&mut events);
         (seen, response)
@@ -627,10 +633,10 @@ mod tests {
         let mut seen = Vec::new();
         let mut events = |e: StreamEvent| seen.push(e);
         let mut state = StreamState::default();
-        state.event(&call(0).to_string(), &mut events).unwrap();
-        state.event(&call(1).to_string(), &mut events).unwrap();
+        state.chunk(&call(0).to_string(), &mut events).unwrap();
+        state.chunk(&call(1).to_string(), &mut events).unwrap();
         let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
-        let error = state.event(&end.to_string(), &mut events).unwrap_err();
+        let error = state.chunk(&end.to_string(), &mut events).unwrap_err();
         assert!(
             error.to_string().contains("the tool call id `same` appears twice"),
             "{error}"
