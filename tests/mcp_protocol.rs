@@ -721,3 +721,17 @@ async fn http_sessions_are_bounded_in_number() {
         "the freed place is taken again"
     );
 }
+
+#[tokio::test]
+async fn a_cloned_server_is_configured_on_its_own() {
+    let first = echo_server().with_info("first", "1.0");
+    let second = first.clone().with_info("second", "2.0").with_max_in_flight(8);
+    for (server, name) in [(first, "first"), (second, "second")] {
+        let mut peer = Peer::start(server);
+        peer.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+            .await;
+        let init = peer.next().await;
+        assert_eq!(init["result"]["serverInfo"]["name"], name, "{init}");
+    }
+}

@@ -59,6 +59,9 @@ pub struct McpServer {
     pub(crate) inner: Arc<Inner>,
 }
 
+/// A copy shares the registry and the semaphores (the limits) until a
+/// builder method of the copy replaces them.
+#[derive(Clone)]
 pub(crate) struct Inner {
     pub(crate) registry: Arc<ToolRegistry>,
     selection: Selection,
@@ -96,11 +99,10 @@ impl McpServer {
         }
     }
 
+    /// Changes this server's settings; a server cloned before keeps its
+    /// own.
     fn edit(mut self, change: impl FnOnce(&mut Inner)) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => change(inner),
-            None => unreachable!("builder methods run before the server is shared"),
-        }
+        change(Arc::make_mut(&mut self.inner));
         self
     }
 
