@@ -573,6 +573,25 @@ async fn a_server_that_pages_for_ever_is_a_clear_error() {
     assert!(error.contains("still a next page after 100 pages"), "{error}");
 }
 
+/// However fast a server announces changes, at most one listing waits to
+/// run: a flood of `tools/list_changed` while a listing is slow does not
+/// pile up a task for each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_list_changes_queues_one_listing() {
+    let (config, _log) = odd_server("flood");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let before = tokio::runtime::Handle::current().metrics().num_alive_tasks();
+    let result = registry.call("odd__t", json!({})).await;
+    assert_eq!(result.text(), "flooded");
+    // The notifications came before the answer; the listing they asked
+    // for takes 3 s.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let alive = tokio::runtime::Handle::current().metrics().num_alive_tasks();
+    assert!(alive < before + 100, "{before} tasks before the flood, {alive} after");
+    mounts.close().await;
+}
+
 /// An answer that cannot be read comes from a live server, which may have
 /// run the tool: the call fails, and the server is neither stopped nor
 /// started again.

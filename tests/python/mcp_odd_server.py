@@ -7,6 +7,10 @@
                                     written (a root union, free-form
                                     objects); each call answers with its
                                     arguments as JSON text
+    mcp_odd_server.py flood LOG     one tool, whose call announces 5,000
+                                    tools/list_changed before its answer;
+                                    every tools/list after the first takes
+                                    3 s
 
 Each `initialize` appends a line to LOG, so a test can count the server's
 starts.
@@ -14,6 +18,7 @@ starts.
 
 import json
 import sys
+import time
 
 mode, log = sys.argv[1], sys.argv[2]
 
@@ -59,12 +64,21 @@ for line in sys.stdin:
             "serverInfo": {"name": "odd", "version": "0"},
         }})
     elif method == "tools/list":
+        if mode == "flood":
+            lists = globals().setdefault("lists", [])
+            lists.append(1)
+            if len(lists) > 1:
+                time.sleep(3)
         cursor = (message.get("params") or {}).get("cursor") or "0"
         tools = {"endless": [dict(TOOL, name="t" + cursor)], "shapes": SHAPES}.get(mode, [TOOL])
         page = {"tools": tools}
         if mode == "endless":
             page["nextCursor"] = str(int(cursor) + 1)
         send({"jsonrpc": "2.0", "id": id_, "result": page})
+    elif method == "tools/call" and mode == "flood":
+        for _ in range(5000):
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}) + "\n")
+        send({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": "flooded"}]}})
     elif method == "tools/call" and mode == "shapes":
         arguments = json.dumps(message["params"].get("arguments"), sort_keys=True)
         send({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": arguments}]}})

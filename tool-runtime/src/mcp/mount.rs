@@ -208,6 +208,10 @@ pub(crate) struct Connection {
     client: Mutex<Option<RunningService<RoleClient, Listener>>>,
     /// The server announced a change its tools were not listed again for.
     changed: AtomicBool,
+    /// A listing task is queued and has not begun: a change announced now
+    /// is seen by it, so however fast a server announces changes, at most
+    /// one task waits.
+    scheduled: AtomicBool,
     /// A connection was made before (the next one is a reconnect).
     connected: AtomicBool,
     /// Held while the tools are listed again, so lists are replaced in
@@ -260,6 +264,7 @@ impl Connection {
             me,
             client: Mutex::new(None),
             changed: AtomicBool::new(false),
+            scheduled: AtomicBool::new(false),
             connected: AtomicBool::new(false),
             refreshing: Mutex::new(()),
             group: OnceLock::new(),
@@ -287,9 +292,15 @@ impl Connection {
     /// background.
     fn tools_changed(&self) {
         self.changed.store(true, Ordering::SeqCst);
-        let Some(connection) = self.me.upgrade() else { return };
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move { connection.refresh().await });
+        if self.scheduled.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        match (self.me.upgrade(), tokio::runtime::Handle::try_current()) {
+            (Some(connection), Ok(runtime)) => {
+                runtime.spawn(async move { connection.refresh().await });
+            }
+            // Nothing queued after all: the next change tries again.
+            _ => self.scheduled.store(false, Ordering::SeqCst),
         }
     }
 
@@ -298,6 +309,8 @@ impl Connection {
     /// change or reconnect tries again.
     async fn refresh(self: Arc<Self>) {
         let _one = self.refreshing.lock().await;
+        // From here a new change queues another listing.
+        self.scheduled.store(false, Ordering::SeqCst);
         // Not mounted yet (the mount looks at the flag once it is), or the
         // registry is gone.
         let Some(group) = self.group.get().and_then(Weak::upgrade) else {
