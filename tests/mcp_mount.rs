@@ -573,6 +573,20 @@ async fn a_server_that_pages_for_ever_is_a_clear_error() {
     assert!(error.contains("still a next page after 100 pages"), "{error}");
 }
 
+/// What one server can put before the model is bounded: at most 1,000
+/// tools, the first listed, and none larger than 256 KiB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_s_tools_are_bounded_in_number_and_size() {
+    let (config, _log) = odd_server("many");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let names = registry.names();
+    assert_eq!(names.len(), 1000);
+    assert_eq!(names.first().map(String::as_str), Some("odd__t0"));
+    assert_eq!(names.last().map(String::as_str), Some("odd__t999"));
+    mounts.close().await;
+}
+
 /// However fast a server announces changes, at most one listing waits to
 /// run: a flood of `tools/list_changed` while a listing is slow does not
 /// pile up a task for each.

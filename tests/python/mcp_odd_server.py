@@ -7,6 +7,8 @@
                                     written (a root union, free-form
                                     objects); each call answers with its
                                     arguments as JSON text
+    mcp_odd_server.py many LOG      a tool with a 300 KiB description, then
+                                    1,200 small tools
     mcp_odd_server.py flood LOG     one tool, whose call announces 5,000
                                     tools/list_changed before its answer;
                                     every tools/list after the first takes
@@ -70,7 +72,10 @@ for line in sys.stdin:
             if len(lists) > 1:
                 time.sleep(3)
         cursor = (message.get("params") or {}).get("cursor") or "0"
-        tools = {"endless": [dict(TOOL, name="t" + cursor)], "shapes": SHAPES}.get(mode, [TOOL])
+        many = [dict(TOOL, name="big", description="x" * (300 << 10))] + [
+            dict(TOOL, name="t%d" % i) for i in range(1200)
+        ]
+        tools = {"endless": [dict(TOOL, name="t" + cursor)], "shapes": SHAPES, "many": many}.get(mode, [TOOL])
         page = {"tools": tools}
         if mode == "endless":
             page["nextCursor"] = str(int(cursor) + 1)

@@ -38,6 +38,14 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most pages of `tools/list` read from one server.
 const MAX_LIST_PAGES: usize = 100;
 
+/// The most tools mounted from one server; the first ones listed are kept.
+/// Every tool offered is sent to the model with each request.
+const MAX_SERVER_TOOLS: usize = 1000;
+
+/// The largest tool mounted, as JSON (its description and schemas); a
+/// larger one is left out.
+const MAX_TOOL_BYTES: usize = 256 << 10;
+
 /// The servers mounted into a registry, for [`McpMounts::servers`], and
 /// those that could not be, for [`McpMounts::failures`]. The connections
 /// and the refreshing of each server's tools live on in the registry:
@@ -85,8 +93,10 @@ impl McpMounts {
     /// From then on each server's set follows the server: after it sends
     /// `notifications/tools/list_changed`, its tools are listed again in the
     /// background and the registry's listings and calls use the new set (a
-    /// tool it dropped becomes `unknown_tool`). A new tool whose name another
-    /// tool has is left out with a `warn` event; the other tool keeps it.
+    /// tool it dropped becomes `unknown_tool`). A name belongs to the
+    /// registered tool that has it, else to the server mounted first that
+    /// lists it, after a refresh too: another tool of that name is left out
+    /// with a `warn` event.
     /// Needs a Tokio runtime that stays running while the registry is used.
     pub async fn mount(registry: &mut ToolRegistry, config: McpConfig) -> Result<McpMounts, McpError> {
         let config = Arc::new(config);
@@ -340,10 +350,20 @@ impl Connection {
             return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
         };
         let mut tools = Vec::new();
+        let mut over = 0;
         for info in self.list_tools().await? {
             let info = serde_json::to_value(&info).map_err(McpError::protocol)?;
             let name = info["name"].as_str().unwrap_or_default();
             if !self.naming.allows(&self.name, name) {
+                continue;
+            }
+            if tools.len() == MAX_SERVER_TOOLS {
+                over += 1;
+                continue;
+            }
+            let size = serde_json::to_vec(&info).map_or(usize::MAX, |bytes| bytes.len());
+            if size > MAX_TOOL_BYTES {
+                tracing::warn!(server = %self.name, tool = %crate::text::clip(name), size, "an MCP tool larger than {MAX_TOOL_BYTES} bytes is left out");
                 continue;
             }
             // A tool that can only run as a task cannot be called here.
@@ -353,6 +373,9 @@ impl Connection {
             }
             let local = self.naming.local_name(&self.name, name);
             tools.push(Arc::new(RemoteTool::new(local, &info, me.clone())) as Arc<dyn Tool>);
+        }
+        if over > 0 {
+            tracing::warn!(server = %self.name, left_out = over, "an MCP server offers more than {MAX_SERVER_TOOLS} tools; the first ones listed are kept");
         }
         Ok(tools)
     }
