@@ -744,3 +744,63 @@ async fn a_served_registry_passes_a_mounted_server_s_change_on() {
     assert_eq!(again, 0, "one change, one notification: {more:?}");
     mounts.close().await;
 }
+
+/// From protocol 2026-07-28 on there is no `initialize`: a client hears of
+/// changes by `subscriptions/listen`, and each change of a mounted server's
+/// tools comes on that subscription, tagged with its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_registry_passes_a_change_on_to_a_subscription() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
+
+    let python = python();
+    let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
+    let (registry, mounts) = mount(config).await;
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    tokio::spawn(tool_runtime::mcp::McpServer::new(registry).serve(server_read, server_write));
+    let (read, mut write) = tokio::io::split(ours);
+    let mut read = BufReader::new(read);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}});
+    let mut send = async |message: Value| {
+        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    };
+    let mut next = async || {
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), read.read_line(&mut line)).await;
+        assert_ne!(read.expect("an answer within 30 s").unwrap(), 0, "the server closed");
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+        "_meta": meta, "notifications": {"toolsListChanged": true}}}),
+    )
+    .await;
+    let acknowledged = next().await;
+    assert_eq!(
+        acknowledged["method"], "notifications/subscriptions/acknowledged",
+        "{acknowledged}"
+    );
+    assert_eq!(
+        acknowledged["params"]["notifications"]["toolsListChanged"], true,
+        "{acknowledged}"
+    );
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "_meta": meta, "name": "py__grow", "arguments": {}}}))
+    .await;
+    let mut seen = Vec::new();
+    let changed = loop {
+        let message = next().await;
+        if message["method"] == "notifications/tools/list_changed" {
+            break message;
+        }
+        seen.push(message);
+    };
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub",
+        "{changed} after {seen:?}"
+    );
+    mounts.close().await;
+}

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
@@ -398,6 +398,33 @@ impl rmcp::ServerHandler for Handler {
                 }
             }
         });
+    }
+
+    /// From protocol 2026-07-28 on, a client hears of changes through
+    /// `subscriptions/listen`: tool list changes are offered when the set
+    /// can change on its own (mounted servers').
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        self.server
+            .inner
+            .registry
+            .has_groups()
+            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    /// One subscription: each change of a mounted server's tools is sent
+    /// on it, until the client ends it or the registry is gone.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.server.inner.registry.group_changes();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(
