@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde_json::{Number, Value};
 
 use crate::schema::{Kind, Shape};
-use crate::text::QUOTE_CHARS;
+use crate::text::{QUOTE_CHARS, clip};
 
 /// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
 /// `one of "read", "write"`, `a list of strings`.
@@ -83,6 +83,25 @@ impl Sentence {
     }
 }
 
+/// The most values or fields an expectation lists: a sentence stays short
+/// however many a schema has, and so does the work of writing one for
+/// each wrong value.
+const LISTED: usize = 20;
+
+/// Appends `items`, comma-separated: at most [`LISTED`], then how many
+/// more there are.
+fn write_listed<T>(out: &mut String, items: &[T], mut write_one: impl FnMut(&mut String, &T)) {
+    for (i, item) in items.iter().take(LISTED).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_one(out, item);
+    }
+    if items.len() > LISTED {
+        let _ = write!(out, " and {} more", items.len() - LISTED);
+    }
+}
+
 /// Appends [`expected`]'s phrase to `out`: the sentences of binding
 /// problems are built by appending, without a `format!` and a copy per
 /// piece.
@@ -90,12 +109,9 @@ pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
     let c = &shape.constraints;
     if let Some(values) = &c.values {
         out.push_str("one of ");
-        for (i, value) in values.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            let _ = write!(out, "{value}");
-        }
+        write_listed(out, values, |out, value| {
+            let _ = write!(out, "{}", clip(&value.to_string()));
+        });
         return;
     }
     match &shape.kind {
@@ -159,12 +175,7 @@ pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
         }
         Kind::Enum(values) => {
             out.push_str("one of ");
-            for (i, value) in values.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_quoted(out, value);
-            }
+            write_listed(out, values, |out, value| write_quoted_cut(out, value));
         }
         Kind::Array { items, unique } => {
             out.push_str(if *unique { "a list of distinct " } else { "a list of " });
@@ -176,12 +187,7 @@ pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
         }
         Kind::Object(object) => {
             out.push_str("an object with the fields ");
-            for (i, field) in object.fields.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&field.name);
-            }
+            write_listed(out, &object.fields, |out, field| out.push_str(&clip(&field.name)));
         }
         Kind::Any => out.push_str("any JSON value"),
     }
@@ -289,6 +295,18 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
             out.push_str("...(cut, ");
             write_integer(out, s.chars().count() as i128);
             out.push_str(" characters in all)");
+        }
+        None => write_quoted(out, s),
+    }
+}
+
+/// Appends `s` quoted, cut to [`QUOTE_CHARS`] characters with `...` after
+/// the quote when longer: a value a schema lists, which may be long.
+fn write_quoted_cut(out: &mut String, s: &str) {
+    match s.char_indices().nth(QUOTE_CHARS) {
+        Some((cut, _)) => {
+            write_quoted(out, &s[..cut]);
+            out.push_str("...");
         }
         None => write_quoted(out, s),
     }

@@ -23,6 +23,7 @@ mod describe;
 mod params;
 mod typed;
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
@@ -161,6 +162,7 @@ pub(crate) fn normalize(
         // Room for most paths, so entering keys rarely reallocates.
         path: String::with_capacity(32),
         report: Report::default(),
+        long_enums: HashMap::new(),
     };
     walker.object(params, arguments, true);
     walker.report
@@ -180,6 +182,7 @@ pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
             null_is_absent: true,
             path: field.name.clone(),
             report: Report::default(),
+            long_enums: HashMap::new(),
         };
         walker.value(&field.shape, &mut default.clone());
         let error = walker
@@ -201,6 +204,37 @@ struct Walker {
     /// down and truncated on the way up, so the walk allocates no paths.
     path: String,
     report: Report,
+    /// Indexes of the long enums met, by the address of their values, made
+    /// when first needed: checking a value against one costs O(1), not a
+    /// scan, however many values the model sends.
+    long_enums: HashMap<usize, EnumIndex>,
+}
+
+/// Enums up to this many values are scanned; longer ones are indexed.
+const SCANNED_ENUM: usize = 32;
+
+/// A long enum's values, for lookups.
+struct EnumIndex {
+    exact: HashSet<String>,
+    /// Each value in ASCII lowercase, to the value's place when no other
+    /// value folds to the same (`None` when one does).
+    folded: HashMap<String, Option<usize>>,
+}
+
+impl EnumIndex {
+    fn new(values: &[String]) -> Self {
+        let mut folded = HashMap::with_capacity(values.len());
+        for (i, value) in values.iter().enumerate() {
+            folded
+                .entry(value.to_ascii_lowercase())
+                .and_modify(|only: &mut Option<usize>| *only = None)
+                .or_insert(Some(i));
+        }
+        EnumIndex {
+            exact: values.iter().cloned().collect(),
+            folded,
+        }
+    }
 }
 
 impl Walker {
@@ -258,9 +292,18 @@ impl Walker {
         recorded < MAX_RECORDED_PROBLEMS
     }
 
+    /// Counts an error that is not recorded in detail, when the detailed
+    /// ones are full: a caller whose sentence costs more than a few words
+    /// asks first, so a value of a million wrong items is not described a
+    /// million times.
+    fn errors_full(&mut self) -> bool {
+        let full = self.report.errors.len() >= MAX_RECORDED_PROBLEMS;
+        self.report.omitted_errors += usize::from(full);
+        full
+    }
+
     fn error(&mut self, code: ErrorCode, detail: String) {
-        if self.report.errors.len() >= MAX_RECORDED_PROBLEMS {
-            self.report.omitted_errors += 1;
+        if self.errors_full() {
             return;
         }
         // Problems rarely come alone: room for several at once.
@@ -276,6 +319,9 @@ impl Walker {
 
     /// The error `code`: "expected" what `shape` takes, "got" `value`.
     fn expected_got(&mut self, code: ErrorCode, shape: &Shape, value: &Value) {
+        if self.errors_full() {
+            return;
+        }
         let detail = Sentence::new("expected ")
             .expected(shape)
             .text(", got ")
@@ -540,7 +586,7 @@ impl Walker {
                 self.error(ErrorCode::OutOfRange, detail);
             }
             Err(TextProblem::Pattern) => {
-                let pattern = shape.constraints.pattern.as_ref().map_or("", |p| p.as_str());
+                let pattern = clip(shape.constraints.pattern.as_ref().map_or("", |p| p.as_str()));
                 let detail = format!(
                     "expected a string matching the pattern `{pattern}`, got {}",
                     describe_str(s)
@@ -725,17 +771,37 @@ impl Walker {
         let Value::String(s) = &*value else {
             return self.mismatch(shape, value);
         };
-        if shape.enum_has(s) {
+        let (listed, folded) = if values.len() <= SCANNED_ENUM {
+            let listed = shape.enum_has(s);
+            let mut folded = values.iter().filter(|v| !listed && v.eq_ignore_ascii_case(s.trim()));
+            match (folded.next(), folded.next()) {
+                (Some(only), None) => (listed, Some(only)),
+                _ => (listed, None),
+            }
+        } else {
+            let index = self
+                .long_enums
+                .entry(values.as_ptr() as usize)
+                .or_insert_with(|| EnumIndex::new(values));
+            let listed = index.exact.contains(s.as_str());
+            let folded = if listed {
+                None
+            } else {
+                index.folded.get(&s.trim().to_ascii_lowercase()).copied().flatten()
+            };
+            (listed, folded.map(|i| &values[i]))
+        };
+        if listed {
             return;
         }
-        if self.lenient() {
-            let mut folded = values.iter().filter(|v| v.eq_ignore_ascii_case(s.trim()));
-            if let (Some(only), None) = (folded.next(), folded.next()) {
-                let detail = Sentence::new("").string(s).text(" was read as ").quoted(only);
-                self.warn(WarningCode::EnumCaseFolded, detail.done());
-                *value = Value::String(only.clone());
-                return;
-            }
+        if let Some(only) = folded.filter(|_| self.lenient()) {
+            let detail = Sentence::new("").string(s).text(" was read as ").quoted(only);
+            self.warn(WarningCode::EnumCaseFolded, detail.done());
+            *value = Value::String(only.clone());
+            return;
+        }
+        if self.errors_full() {
+            return;
         }
         let detail = Sentence::new("expected ")
             .expected(shape)

@@ -469,3 +469,50 @@ fn many_unknown_keys_in_a_nested_object_are_each_removed() {
         assert!(errors.is_empty(), "{errors:?}");
     }
 }
+
+/// A long enum (a remote schema may list thousands of values) binds as a
+/// short one does, each value looked up rather than scanned; what a
+/// problem says lists at most 20 values, so neither the work nor the text
+/// grows with the enum.
+#[test]
+fn long_enums_bind_as_short_ones_and_are_described_briefly() {
+    let mut values: Vec<String> = (0..1000).map(|i| format!("v{i}")).collect();
+    values.push("Twice".into());
+    values.push("TWICE".into());
+    let list = Shape::new(crate::schema::Kind::Array {
+        items: Box::new(Shape::new(crate::schema::Kind::Enum(values))),
+        unique: false,
+    });
+    let object = one("tags", list);
+    let (out, warnings, errors) = lenient(&object, json!({"tags": ["v7", " V999 ", "twice", "nope", 3]}));
+    assert_eq!(out["tags"][0], "v7");
+    assert_eq!(out["tags"][1], "v999", "folded to the one value it matches");
+    assert_eq!(warnings, ["enum_case_folded:tags[1]"]);
+    assert_eq!(
+        errors,
+        [
+            "enum_out_of_range:tags[2]",
+            "enum_out_of_range:tags[3]",
+            "type_mismatch:tags[4]"
+        ]
+    );
+    let mut map = json!({"tags": ["nope"]}).as_object().unwrap().clone();
+    let report = normalize(&object, &mut map, BindMode::Lenient, false);
+    let detail = &report.errors[0].detail;
+    assert!(detail.contains("\"v19\" and 982 more, got"), "{detail}");
+    assert!(!detail.contains("\"v20\""), "{detail}");
+}
+
+/// Past the problems recorded in detail, a wrong value is only counted.
+#[test]
+fn wrong_values_past_the_recorded_problems_are_counted() {
+    let values: Vec<String> = (0..100).map(|i| format!("v{i}")).collect();
+    let list = Shape::new(crate::schema::Kind::Array {
+        items: Box::new(Shape::new(crate::schema::Kind::Enum(values))),
+        unique: false,
+    });
+    let mut map = json!({"tags": vec![json!(0); 10_000]}).as_object().unwrap().clone();
+    let report = normalize(&one("tags", list), &mut map, BindMode::Lenient, false);
+    assert_eq!(report.errors.len() + report.omitted_errors, 10_000);
+    assert_eq!(report.errors.len(), 100);
+}
