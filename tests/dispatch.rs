@@ -180,6 +180,18 @@ async fn a_timed_out_tool_sees_its_cancellation() {
     assert_eq!(stopped(&registry), 1, "the tool's background work was told to stop");
 }
 
+/// A caller that gives up on a call by dropping it (its own time-out, a
+/// `select!`) stops the tool as the registry's time limit would.
+#[tokio::test(start_paused = true)]
+async fn a_dropped_call_raises_the_tool_s_cancellation() {
+    let registry = registry().with_timeout(None);
+    let call = registry.call("hang", json!({}));
+    let gave_up = tokio::time::timeout(Duration::from_millis(100), call).await;
+    assert!(gave_up.is_err(), "the call hangs");
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    assert_eq!(stopped(&registry), 1, "the tool's background work was told to stop");
+}
+
 #[tokio::test]
 async fn a_panicking_tool_is_an_error_result() {
     let registry = registry();

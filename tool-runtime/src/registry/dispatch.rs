@@ -301,6 +301,11 @@ impl ToolRegistry {
             external,
             made,
         };
+        // A call dropped before its tool finished (a caller's own time-out
+        // or `select!` around it) stops the tool as a time-out does.
+        // Declared after the future, so the signal is raised before the
+        // future is dropped.
+        let mut abandoned = RaiseOnDrop(signals.own);
         // Waiting for the gate counts against the time limit and ends when
         // the caller cancels; the tool then never starts.
         let mut made = signals.made;
@@ -350,6 +355,7 @@ impl ToolRegistry {
                 }
             }
         };
+        abandoned.0 = None;
         match finished {
             Ok(output) => ToolResult::from_output(name, id, output, warnings),
             Err(panic) => {
@@ -420,6 +426,17 @@ struct Signals<'a> {
 impl Signals<'_> {
     fn raise_own(&self) {
         if let Some(own) = self.own {
+            own.cancel();
+        }
+    }
+}
+
+/// Raises a call's own signal when dropped, unless emptied first.
+struct RaiseOnDrop<'a>(Option<&'a Cancellation>);
+
+impl Drop for RaiseOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(own) = self.0 {
             own.cancel();
         }
     }
