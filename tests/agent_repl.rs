@@ -101,3 +101,36 @@ async fn odd_lines_are_refused_and_the_session_goes_on() {
     expect("There is no tool named `qqqq");
     expect("):\n3\n");
 }
+
+/// What the model sends and what a tool answers reach the terminal cut and
+/// with control characters escaped: an escape sequence in a name or a
+/// result cannot steer the terminal, nor a huge one flood it.
+#[tokio::test]
+async fn a_chat_shows_the_model_s_calls_cut_and_escaped() {
+    let name = format!("\x1b[2J{}", "n".repeat(10_000));
+    let model = Scripted::new([
+        ModelResponse::new(
+            vec![
+                Block::ToolUse(ToolUse::new("t1", name, json!({"x": "y".repeat(10_000)}))),
+                Block::ToolUse(ToolUse::new(
+                    "t2",
+                    "greet",
+                    json!({"name": "\x1b]52;c;AAAA\x07 and more"}),
+                )),
+            ],
+            ModelStop::ToolUse,
+        ),
+        ModelResponse::new(vec![Block::Text { text: "Done.".into() }], ModelStop::EndTurn),
+    ]);
+    let mut output = Vec::new();
+    Repl::new(registry())
+        .model(model)
+        .run("Go\n/quit\n".as_bytes(), &mut output)
+        .await
+        .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    assert!(!output.contains('\x1b') && !output.contains('\x07'), "{output:?}");
+    assert!(output.len() < 4_000, "{} bytes", output.len());
+    assert!(output.contains("[calling \\u{1b}[2J"), "{output}");
+    assert!(output.contains("Hello, \\u{1b}]52;c;AAAA\\u{7} and more!"), "{output}");
+}

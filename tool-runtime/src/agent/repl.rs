@@ -24,7 +24,10 @@ use tokio::sync::mpsc;
 use super::{Agent, AgentEvent, StopReason};
 use crate::format::Format;
 use crate::model::{Message, Model};
-use crate::text::clip;
+use crate::text::{clip, clip_at};
+
+/// The most characters of a call's arguments or result shown as it runs.
+const PREVIEW_CHARS: usize = 200;
 use crate::{Cancellation, ToolRegistry};
 
 /// The longest line read: more than a call's largest arguments (1 MiB by
@@ -346,7 +349,16 @@ async fn show<W: AsyncWrite + Unpin>(event: &AgentEvent, output: &mut W, at_line
             *at_line_start = text.ends_with('\n');
             return Ok(());
         }
-        AgentEvent::ToolCallStarted { name, arguments, .. } => format!("[calling {name} {arguments}]\n"),
+        // The model's name and arguments, and the tool's text, are shown
+        // cut and with control characters escaped: none can run long or
+        // steer the terminal.
+        AgentEvent::ToolCallStarted { name, arguments, .. } => {
+            format!(
+                "[calling {} {}]\n",
+                clip(name),
+                clip_at(&arguments.to_string(), PREVIEW_CHARS)
+            )
+        }
         AgentEvent::ToolCallFinished {
             name,
             duration: took,
@@ -356,13 +368,11 @@ async fn show<W: AsyncWrite + Unpin>(event: &AgentEvent, output: &mut W, at_line
             ..
         } => {
             let status = if *is_error { "failed" } else { "done" };
-            let mut line = format!("[{name} {status} in {}", duration(*took));
+            let mut line = format!("[{} {status} in {}", clip(name), duration(*took));
             if !warnings.is_empty() {
                 line.push_str(&format!(", warnings: {}", warnings.join(", ")));
             }
-            let preview: String = text.chars().take(200).collect();
-            let more = if preview.len() < text.len() { "..." } else { "" };
-            line.push_str(&format!("] {}{more}\n", preview.replace('\n', " ")));
+            line.push_str(&format!("] {}\n", clip_at(text, PREVIEW_CHARS)));
             line
         }
         _ => return Ok(()),
