@@ -330,9 +330,12 @@ pub(crate) fn lint(tools: &[&ToolDefinition]) -> Vec<LintFinding> {
     for tool in tools {
         lint_tool(tool, &mut findings);
     }
+    // Each name squashed once: two servers of a thousand tools make two
+    // million pairs.
+    let names: Vec<ComparedName> = tools.iter().map(|t| ComparedName::new(t.name())).collect();
     for (i, a) in tools.iter().enumerate() {
-        for b in &tools[i + 1..] {
-            if names_nearly_equal(a.name(), b.name()) {
+        for (j, b) in tools.iter().enumerate().skip(i + 1) {
+            if names[i].nearly_equals(&names[j]) {
                 findings.push(LintFinding {
                     rule: LintRule::NearDuplicateNames,
                     tool: Some(a.name().to_owned()),
@@ -454,17 +457,52 @@ fn squash(text: &str) -> String {
         .collect()
 }
 
+/// The sentences of a text: pieces of two words or more ended by `.`, `!`
+/// or `?` before a space or the end (so `.rs`, `e.g.` or a URL's dots end
+/// none), and what follows the last.
 fn count_sentences(text: &str) -> usize {
-    let ends = text
-        .split_terminator(['.', '!', '?'])
-        .filter(|s| s.split_whitespace().count() >= 2)
-        .count();
-    ends.max(usize::from(!text.trim().is_empty()))
+    let mut sentences = 0;
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let ends = matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|(_, next)| next.is_whitespace());
+        if ends {
+            sentences += usize::from(text[start..i].split_whitespace().count() >= 2);
+            start = i + c.len_utf8();
+        }
+    }
+    sentences += usize::from(text[start..].split_whitespace().count() >= 2);
+    sentences.max(usize::from(!text.trim().is_empty()))
 }
 
-fn names_nearly_equal(a: &str, b: &str) -> bool {
-    let (a, b) = (squash(a), squash(b));
-    a == b || crate::text::edit_distance(&a, &b) <= 1 + usize::from(a.len().min(b.len()) > 12)
+/// A tool name as the near-duplicate rule compares it.
+struct ComparedName {
+    squashed: String,
+    /// The first word, when it is one of [`VERBS`].
+    verb: Option<String>,
+}
+
+impl ComparedName {
+    fn new(name: &str) -> Self {
+        let first = name.split(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
+        let first = first.to_ascii_lowercase();
+        ComparedName {
+            squashed: squash(name),
+            verb: VERBS.contains(&first.as_str()).then_some(first),
+        }
+    }
+
+    /// Names one edit apart (two when long) are easy to confuse, unless
+    /// their verbs differ: `get_config` and `set_config` say what sets
+    /// them apart.
+    fn nearly_equals(&self, other: &ComparedName) -> bool {
+        let (a, b) = (&self.squashed, &other.squashed);
+        let allowed = 1 + usize::from(a.len().min(b.len()) > 12);
+        if matches!((&self.verb, &other.verb), (Some(x), Some(y)) if x != y) || a.len().abs_diff(b.len()) > allowed {
+            return a == b;
+        }
+        a == b || crate::text::edit_distance(a, b) <= allowed
+    }
 }
 
 #[cfg(test)]
@@ -486,16 +524,30 @@ mod tests {
         assert_ne!(squash("Largest number of results"), squash("max_results"));
     }
 
+    fn names_nearly_equal(a: &str, b: &str) -> bool {
+        ComparedName::new(a).nearly_equals(&ComparedName::new(b))
+    }
+
     #[test]
     fn near_duplicates() {
         assert!(names_nearly_equal("read_file", "read_files"));
         assert!(names_nearly_equal("get-user", "get_user"));
+        assert!(names_nearly_equal("get_user_profile", "get_user_profiles"));
         assert!(!names_nearly_equal("read_file", "write_file"));
+        // Verbs that differ say what sets the tools apart.
+        assert!(!names_nearly_equal("get_config", "set_config"));
+        assert!(!names_nearly_equal("get_user_profile", "set_user_profile"));
     }
 
     #[test]
     fn sentences_are_counted() {
         assert_eq!(count_sentences("Find files. Use it for names. Not for contents."), 3);
         assert_eq!(count_sentences("Find files"), 1);
+        // Dots inside words end no sentence.
+        assert_eq!(count_sentences("Use it for `.rs`, `.toml` and `.md` files."), 1);
+        assert_eq!(
+            count_sentences("Fetch a page such as https://example.com/a.html. Returns its text!"),
+            2
+        );
     }
 }
