@@ -472,3 +472,187 @@ fn a_call_without_a_name_is_a_malformed_message_in_every_format() {
         assert_eq!(error.kind(), FormatErrorKind::Malformed, "{format}: {error}");
     }
 }
+
+/// Keep a record of anything.
+#[tool]
+async fn keep_record(
+    #[param(description = "The record, of any shape")] record: Value,
+    #[param(description = "More records")] more: Vec<Value>,
+    #[param(description = "Records by key")] by_key: std::collections::BTreeMap<String, Value>,
+    #[param(description = "A note, if any")] note: Option<Value>,
+) -> String {
+    let _ = (&more, &by_key, &note);
+    record.to_string()
+}
+
+/// A tool whose schema was written elsewhere, as a mounted MCP tool's is:
+/// its definition carries `schema` as written, its one parameter `query`.
+struct Written(tool_runtime::ToolDefinition);
+
+impl Written {
+    fn new(name: &str, schema: Value) -> Self {
+        let query = tool_runtime::schema::Field::new("query", String::shape(), false, "remote");
+        let definition = tool_runtime::ToolDefinition::new(name, "Look something up in the remote index.", vec![query])
+            .with_input_schema(schema);
+        Written(definition)
+    }
+}
+
+impl tool_runtime::Tool for Written {
+    fn definition(&self) -> &tool_runtime::ToolDefinition {
+        &self.0
+    }
+
+    fn invoke(
+        &self,
+        _: tool_runtime::BoundArguments,
+        _: &tool_runtime::CallScope<'_>,
+    ) -> Result<tool_runtime::ToolFuture, Vec<tool_runtime::CallError>> {
+        Ok(Box::pin(async { tool_runtime::ToolOutput::text("found") }))
+    }
+}
+
+/// What a mounted tool's schema may hold that a native one never does.
+fn written_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "kind": {"const": "exact"},
+            "level": {"const": 2},
+            "anything": {},
+            "unresolved": {"description": "Was a $ref to another document"},
+            "list": {"type": "array"},
+            "filters": {"properties": {"tag": {"enum": ["a", "b"]}}},
+            "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        },
+        "required": ["query"],
+    })
+}
+
+/// Every node of a Gemini schema has a type, only a string has an `enum`,
+/// and every list says what its items are.
+fn assert_gemini_typed(node: &Value, path: &str) {
+    let ty = node["type"].as_str();
+    assert!(
+        matches!(
+            ty,
+            Some("STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL")
+        ),
+        "{path} has no type: {node}"
+    );
+    assert!(node.get("enum").is_none() || ty == Some("STRING"), "{path}: {node}");
+    assert!(ty != Some("ARRAY") || node.get("items").is_some(), "{path}: {node}");
+    for (name, property) in node["properties"].as_object().into_iter().flatten() {
+        assert_gemini_typed(property, &format!("{path}.{name}"));
+    }
+    if let Some(items) = node.get("items") {
+        assert_gemini_typed(items, &format!("{path}[]"));
+    }
+    for (i, member) in node["anyOf"].as_array().into_iter().flatten().enumerate() {
+        assert_gemini_typed(member, &format!("{path}|{i}"));
+    }
+}
+
+#[tokio::test]
+async fn every_node_of_a_gemini_declaration_has_a_type() {
+    // Gemini refuses a request when one node has none, or an `enum` on
+    // anything but a string.
+    let mut registry = registry();
+    registry
+        .register(KeepRecord)
+        .unwrap()
+        .register(Written::new("search_index", written_schema()))
+        .unwrap();
+    let declarations = registry.definitions(Format::Gemini, &Selection::all());
+    assert_eq!(declarations.len(), 7);
+    for declaration in declarations.iter() {
+        assert_gemini_typed(&declaration["parameters"], declaration["name"].as_str().unwrap());
+    }
+    let keep = declarations.iter().find(|d| d["name"] == "keep_record").unwrap();
+    let record = &keep["parameters"]["properties"]["record"];
+    assert_eq!(record["description"], "The record, of any shape");
+    assert_eq!(
+        record["anyOf"].as_array().unwrap().len(),
+        5,
+        "each type a value can have"
+    );
+    // What a model sends for such a node reaches the tool as sent.
+    let arguments = json!({"record": {"a": [1, "b"]}, "more": [1, "two", null], "by_key": {}});
+    let result = registry.call("keep_record", arguments).await;
+    assert_eq!(result.text(), r#"{"a":[1,"b"]}"#);
+}
+
+#[test]
+fn strict_variants_fall_back_for_a_required_key_no_property_defines() {
+    // Strict mode would forbid `scope`, which the tool requires: every call
+    // would fail as missing it.
+    let mut schema = written_schema();
+    schema["properties"] = json!({"query": {"type": "string"}});
+    schema["required"] = json!(["query", "scope"]);
+    let mut registry = ToolRegistry::new();
+    registry.register(Written::new("search_index", schema.clone())).unwrap();
+    for format in [
+        Format::AnthropicStrict,
+        Format::OpenAiChatStrict,
+        Format::OpenAiResponsesStrict,
+    ] {
+        let definition = &registry.definitions(format, &Selection::all())[0];
+        let (strict, parameters) = match format {
+            Format::AnthropicStrict => (definition.get("strict"), &definition["input_schema"]),
+            Format::OpenAiChatStrict => (
+                definition["function"].get("strict"),
+                &definition["function"]["parameters"],
+            ),
+            _ => (definition.get("strict"), &definition["parameters"]),
+        };
+        assert!(strict.is_none_or(|s| *s == false), "{format:?}: {definition}");
+        assert_eq!(
+            parameters["properties"], schema["properties"],
+            "{format:?} keeps the plain schema"
+        );
+        let required = parameters["required"].as_array().unwrap();
+        assert!(required.contains(&json!("scope")), "{format:?}: {parameters}");
+        assert!(
+            parameters.get("additionalProperties").is_none(),
+            "{format:?}: {parameters}"
+        );
+    }
+}
+
+/// Return a long text document.
+#[tool]
+async fn read_log() -> Content {
+    Content::document("x".repeat(50_000).as_bytes(), "text/plain", Some("app.log".into()))
+}
+
+/// Say "done", with a large structured result beside it, as a mounted tool
+/// may.
+#[tool]
+async fn export_rows() -> tool_runtime::ToolOutput {
+    let mut output = tool_runtime::ToolOutput::text("done");
+    output.structured_content = Some(json!({"rows": vec!["row"; 20_000]}));
+    output
+}
+
+#[tokio::test]
+async fn text_documents_and_structured_content_are_held_to_the_output_limit() {
+    let mut registry = ToolRegistry::new().with_max_output_bytes(Some(1_000));
+    registry.register(ReadLog).unwrap().register(ExportRows).unwrap();
+    let call = |name: &str, id: &str| tool_runtime::ToolCall::new(name, json!({})).with_id(id);
+    let log = registry.call_one(call("read_log", "call_1")).await;
+    let replies = [
+        anthropic::reply(std::slice::from_ref(&log)).unwrap(),
+        json!(openai::chat_reply(std::slice::from_ref(&log)).unwrap()),
+        json!(openai::responses_reply(std::slice::from_ref(&log)).unwrap()),
+        gemini::reply(std::slice::from_ref(&log)).unwrap(),
+    ];
+    for reply in replies {
+        let text = reply.to_string();
+        assert!(text.len() < 1_500, "{} bytes: {}", text.len(), &text[..200]);
+        assert!(text.contains("[output cut here: 49000 more bytes left out]"), "{text}");
+    }
+    let rows = registry.call_one(call("export_rows", "call_2")).await;
+    let reply = gemini::reply(&[rows]).unwrap();
+    assert_eq!(reply["parts"][0]["functionResponse"]["response"]["output"], "done");
+}

@@ -69,6 +69,34 @@ impl Content {
             _ => None,
         }
     }
+
+    /// Whether this is a `text/*` document, which the provider formats
+    /// send as its decoded text.
+    pub(crate) fn is_text_document(&self) -> bool {
+        matches!(self, Content::Document { mime_type, .. } if mime_type.starts_with("text/"))
+    }
+
+    /// The text of a `text/*` document, decoded; `None` for other blocks
+    /// and for a document that is no UTF-8 text in base64.
+    pub(crate) fn document_text(&self) -> Option<String> {
+        match self {
+            Content::Document { data, .. } if self.is_text_document() => {
+                base64_decode(data).and_then(|bytes| String::from_utf8(bytes).ok())
+            }
+            _ => None,
+        }
+    }
+
+    /// How many bytes of text a model reads of this block: a text block's,
+    /// or a `text/*` document's once decoded (reckoned from its base64,
+    /// without decoding it); `None` for other blocks.
+    pub(crate) fn text_len(&self) -> Option<usize> {
+        match self {
+            Content::Text { text } => Some(text.len()),
+            Content::Document { data, .. } if self.is_text_document() => Some(data.trim_end_matches('=').len() * 3 / 4),
+            _ => None,
+        }
+    }
 }
 
 /// A finished call's content, before the registry adds what it knows
@@ -294,7 +322,7 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

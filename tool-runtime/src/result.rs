@@ -65,6 +65,9 @@ pub struct ToolResult {
     /// The text was cut to the registry's output limit: the structured
     /// content, which is never cut, is then no answer for a model to read.
     text_cut: bool,
+    /// The structured content's JSON is longer than the registry's output
+    /// limit: no answer for a model to read either.
+    structured_too_long: bool,
 }
 
 /// The sentence that lists the tools a model may call instead: at most
@@ -115,6 +118,7 @@ impl ToolResult {
             warnings,
             errors: Vec::new(),
             text_cut: false,
+            structured_too_long: false,
         }
     }
 
@@ -145,6 +149,7 @@ impl ToolResult {
             warnings: Vec::new(),
             errors: Vec::new(),
             text_cut: false,
+            structured_too_long: false,
         }
     }
 
@@ -163,6 +168,7 @@ impl ToolResult {
             warnings: report.warnings,
             errors: report.errors,
             text_cut: false,
+            structured_too_long: false,
         }
     }
 
@@ -219,35 +225,56 @@ impl ToolResult {
         self
     }
 
-    /// Cuts the text blocks so that together they hold at most `max` bytes:
-    /// the block that crosses the limit is cut, with one marker saying how
-    /// many bytes were left out in all, and the text blocks after it are
-    /// left out. Other blocks and the structured content are kept as they
-    /// are.
+    /// Cuts the text a model reads to at most `max` bytes in all: the text
+    /// blocks, and the `text/*` documents that the provider formats send
+    /// as their decoded text. The block that crosses the limit is cut,
+    /// with one marker saying how many bytes were left out in all, and the
+    /// text after it is left out. Other blocks and the structured content
+    /// are kept as they are; structured content whose JSON is longer than
+    /// `max` is marked as such, for the formats that would send it in place
+    /// of the text.
     pub(crate) fn cut_text(&mut self, max: usize) {
+        self.structured_too_long = self
+            .structured_content
+            .as_ref()
+            .is_some_and(|structured| json_longer_than(structured, max));
         let mut left = max;
         for (index, block) in self.content.iter().enumerate() {
-            if let Some(text) = block.as_text() {
-                if text.len() > left {
+            if let Some(len) = block.text_len() {
+                if len > left {
                     return self.cut_from(index, left);
                 }
-                left -= text.len();
+                left -= len;
             }
         }
     }
 
-    /// Cuts the text block at `crossing` to `left` bytes and leaves out
-    /// the text blocks after it, with one marker for all.
+    /// Cuts the text of the block at `crossing` to `left` bytes and leaves
+    /// out the text after it, with one marker for all.
     #[cold]
     fn cut_from(&mut self, crossing: usize, left: usize) {
         let rest = self.content.split_off(crossing + 1);
-        let later: usize = rest.iter().filter_map(Content::as_text).map(str::len).sum();
+        let later: usize = rest.iter().filter_map(Content::text_len).sum();
         self.content
-            .extend(rest.into_iter().filter(|block| block.as_text().is_none()));
-        if let Content::Text { text } = &mut self.content[crossing] {
-            truncate_with(text, left, |cut| {
-                format!("\n[output cut here: {} more bytes left out]", cut + later)
-            });
+            .extend(rest.into_iter().filter(|block| block.text_len().is_none()));
+        let marker = move |cut: usize| format!("\n[output cut here: {} more bytes left out]", cut + later);
+        match &mut self.content[crossing] {
+            Content::Text { text } => truncate_with(text, left, marker),
+            Content::Document { data, .. } => {
+                // The document's text, cut as a text block is; it stays a
+                // document (with its title and type). Bytes that are no
+                // UTF-8 become U+FFFD, and a marker is written whatever the
+                // decoded text's length.
+                let bytes = crate::output::base64_decode(data).unwrap_or_default();
+                let mut text = String::from_utf8_lossy(&bytes).into_owned();
+                if text.len() > left {
+                    truncate_with(&mut text, left, marker);
+                } else {
+                    text.push_str(&marker(0));
+                }
+                *data = crate::output::base64(text.as_bytes());
+            }
+            Content::Image { .. } => unreachable!("an image has no text to cut"),
         }
         self.text_cut = true;
     }
@@ -255,6 +282,12 @@ impl ToolResult {
     /// Whether the text was cut to the registry's output limit.
     pub(crate) fn text_cut(&self) -> bool {
         self.text_cut
+    }
+
+    /// Whether the structured content's JSON is longer than the registry's
+    /// output limit.
+    pub(crate) fn structured_too_long(&self) -> bool {
+        self.structured_too_long
     }
 
     /// The text blocks joined by newlines.
@@ -272,6 +305,27 @@ impl ToolResult {
     pub fn warning_codes(&self) -> Vec<String> {
         self.warnings.iter().map(Warning::code_path).collect()
     }
+}
+
+/// Whether `value` written as JSON takes more than `max` bytes. Writing
+/// stops once it does, so a huge value costs no more than `max` bytes.
+fn json_longer_than(value: &Value, max: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(bytes.len())
+                .ok_or_else(|| std::io::Error::other("over the limit"))?;
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // Writing a `Value` fails only when the budget runs out.
+    serde_json::to_writer(Budget(max), value).is_err()
 }
 
 /// The most problems the text of a refused call lists.
@@ -442,6 +496,49 @@ mod tests {
         assert_eq!(texts[5], "\n[output cut here: 9960 more bytes left out]");
         assert_eq!(cut.content.len(), 7, "the image is kept");
         assert!(cut.text_cut());
+    }
+
+    #[test]
+    fn text_documents_count_toward_the_cut_as_the_text_they_are_sent_as() {
+        let title = Some("notes.md".to_owned());
+        let mut output = ToolOutput::text("a".repeat(60));
+        output
+            .content
+            .push(Content::document(&[b'b'; 100], "text/markdown", title.clone()));
+        output.content.push(Content::text("c".repeat(10)));
+        output.content.push(Content::image(b"png", "image/png"));
+        output.content.push(Content::document(&[b'd'; 10], "text/plain", None));
+        let result = ToolResult::new("t", None, output);
+        assert_eq!(result.clone().with_text_cut(180), result, "180 bytes fit");
+        let cut = result.with_text_cut(100);
+        // 60 bytes of text, then 40 of the document's 100; the 20 bytes
+        // after it are left out with the document's other 60.
+        assert_eq!(cut.content.len(), 3, "{:?}", cut.content);
+        assert_eq!(cut.content[0].as_text(), Some("a".repeat(60).as_str()));
+        let Content::Document {
+            mime_type, title: kept, ..
+        } = &cut.content[1]
+        else {
+            panic!("{:?}", cut.content[1]);
+        };
+        assert_eq!((mime_type.as_str(), kept), ("text/markdown", &title));
+        assert_eq!(
+            cut.content[1].document_text().unwrap(),
+            format!("{}\n[output cut here: 80 more bytes left out]", "b".repeat(40))
+        );
+        assert!(matches!(cut.content[2], Content::Image { .. }), "the image is kept");
+        assert!(cut.text_cut());
+    }
+
+    #[test]
+    fn structured_content_longer_than_the_limit_is_marked() {
+        let mut output = ToolOutput::text("done");
+        output.structured_content = Some(serde_json::json!({"rows": "x".repeat(1_000)}));
+        let result = ToolResult::new("t", None, output);
+        let cut = result.clone().with_text_cut(100);
+        assert!(!cut.text_cut() && cut.structured_too_long());
+        assert_eq!(cut.content, result.content, "the text itself fits");
+        assert!(!result.with_text_cut(2_000).structured_too_long());
     }
 
     #[test]

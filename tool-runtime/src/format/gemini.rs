@@ -50,9 +50,17 @@ const GEMINI_KEYWORDS: &[&str] = &[
 ];
 
 /// The OpenAPI subset Gemini accepts, made from a portable schema.
+///
+/// Gemini refuses a node without a `type`, an `enum` on anything but a
+/// string and an array without `items`, all of which a schema written
+/// elsewhere (or a `serde_json::Value` parameter) may hold. A node without
+/// a type takes the one its keywords imply (`properties` an object, `items`
+/// a list, string `enum` values a string); a node that truly takes any
+/// value is written as [`any_value`] says.
 pub(crate) fn openapi_schema(schema: &Value) -> Value {
     let Value::Object(node) = schema else {
-        return schema.clone();
+        // `true`, or anything else that is no schema object.
+        return Value::Object(any_value());
     };
     let mut out = Map::new();
     for (key, value) in node {
@@ -69,8 +77,8 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
                     ),
                     other => (other.clone(), false),
                 };
-                if let Some(t) = ty.as_str() {
-                    out.insert("type".into(), Value::String(t.to_ascii_uppercase()));
+                if let Some(t) = ty.as_str().and_then(gemini_type) {
+                    out.insert("type".into(), Value::from(t));
                 }
                 if nullable {
                     out.insert("nullable".into(), Value::Bool(true));
@@ -104,6 +112,11 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
                 out.insert(key.clone(), value.clone());
             }
         }
+    }
+    if !out.contains_key("type")
+        && let Some(ty) = implied_type(node)
+    {
+        out.insert("type".into(), Value::from(ty));
     }
     // What Gemini cannot express, the model still reads.
     if let Some(Value::Object(values)) = node.get("additionalProperties")
@@ -141,13 +154,16 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
             move_keywords(&mut out, &["format"]);
         }
     }
-    // Gemini's `enum` lists strings only; other values (a remote tool's
-    // `{"type": "integer", "enum": [1, 2, 3]}`) the model reads in the
-    // description.
+    // Gemini's `enum` lists the values of a string only; other values (a
+    // remote tool's `{"type": "integer", "enum": [1, 2, 3]}`) the model
+    // reads in the description.
     if let Some(Value::Array(values)) = out.get("enum")
-        && !values.iter().all(Value::is_string)
+        && !(out.get("type") == Some(&Value::from("STRING")) && values.iter().all(Value::is_string))
     {
         move_keywords(&mut out, &["enum"]);
+    }
+    if out.get("type") == Some(&Value::from("ARRAY")) && !out.contains_key("items") {
+        out.insert("items".into(), Value::Object(any_value()));
     }
     // Keywords Gemini's Schema lacks (in schemas written elsewhere, such as
     // a mounted MCP tool's), the model still reads in the description.
@@ -157,7 +173,108 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
         .cloned()
         .collect();
     move_keywords(&mut out, &unknown.iter().map(String::as_str).collect::<Vec<_>>());
+    if !out.contains_key("type") {
+        match out.get("anyOf") {
+            // A union is typed as the google-genai SDK types one: by its
+            // members' type when they share one, else `OBJECT`.
+            Some(Value::Array(members)) if !members.is_empty() => {
+                let first = members[0].get("type");
+                let ty = match first {
+                    Some(ty) if members.iter().all(|m| m.get("type") == Some(ty)) => ty.clone(),
+                    _ => Value::from("OBJECT"),
+                };
+                out.insert("type".into(), ty);
+            }
+            _ => out.extend(any_value()),
+        }
+    }
     Value::Object(out)
+}
+
+/// Gemini's name of a JSON Schema type; `None` for a name that is none.
+fn gemini_type(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "string" => "STRING",
+        "number" => "NUMBER",
+        "integer" => "INTEGER",
+        "boolean" => "BOOLEAN",
+        "array" => "ARRAY",
+        "object" => "OBJECT",
+        "null" => "NULL",
+        _ => return None,
+    })
+}
+
+/// The type a node that names none holds, where its keywords say: keys of
+/// an object, of a list, or of a string, listed values of one type (a
+/// mounted tool's `{"const": "x"}`), or numeric bounds.
+fn implied_type(node: &Map<String, Value>) -> Option<&'static str> {
+    let has = |keys: &[&str]| keys.iter().any(|key| node.contains_key(*key));
+    if has(&[
+        "properties",
+        "additionalProperties",
+        "required",
+        "minProperties",
+        "maxProperties",
+    ]) {
+        return Some("OBJECT");
+    }
+    if has(&["items", "prefixItems", "minItems", "maxItems", "uniqueItems"]) {
+        return Some("ARRAY");
+    }
+    let values: Vec<&Value> = match (node.get("const"), node.get("enum")) {
+        (Some(one), _) => vec![one],
+        (None, Some(Value::Array(values))) => values.iter().filter(|v| !v.is_null()).collect(),
+        _ => Vec::new(),
+    };
+    if !values.is_empty() {
+        let all = |is: fn(&Value) -> bool| values.iter().all(|v| is(v));
+        return if all(Value::is_string) {
+            Some("STRING")
+        } else if all(|v| v.is_i64() || v.is_u64()) {
+            Some("INTEGER")
+        } else if all(Value::is_number) {
+            Some("NUMBER")
+        } else if all(Value::is_boolean) {
+            Some("BOOLEAN")
+        } else {
+            None
+        };
+    }
+    if has(&["pattern", "minLength", "maxLength"]) {
+        return Some("STRING");
+    }
+    if has(&[
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ]) {
+        return Some("NUMBER");
+    }
+    None
+}
+
+/// Any JSON value, which Gemini's schema has no node for: a union of each
+/// type a value can have (typed as the google-genai SDK types a union),
+/// whose list holds any value but a list. The model then sends the value
+/// itself, which the binder passes on as sent. (A string of JSON text
+/// instead would reach the tool as that string: the binder parses JSON
+/// text only where the schema asks for an object or a list.)
+fn any_value() -> Map<String, Value> {
+    let scalars_and_objects = || {
+        ["STRING", "NUMBER", "BOOLEAN", "OBJECT"]
+            .into_iter()
+            .map(|ty| json!({ "type": ty }))
+            .collect::<Vec<Value>>()
+    };
+    let mut members = scalars_and_objects();
+    members.push(json!({"type": "ARRAY", "items": {"type": "OBJECT", "anyOf": scalars_and_objects()}}));
+    let mut out = Map::new();
+    out.insert("type".into(), Value::from("OBJECT"));
+    out.insert("anyOf".into(), Value::Array(members));
+    out
 }
 
 /// The `functionCall` parts of a model turn (a `Content` object, or a whole
@@ -215,10 +332,14 @@ pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
 
 fn function_response_part(result: &ToolResult) -> Value {
     let key = if result.is_error { "error" } else { "output" };
-    // The structured content is never cut; when the text was, the model
-    // reads the cut text instead.
+    // The structured content is never cut; when the text was, or when it
+    // is longer than the output limit itself (a mounted tool's short text
+    // beside a huge structured result), the model reads the cut text
+    // instead.
     let value = match &result.structured_content {
-        Some(structured) if !result.is_error && !result.text_cut() => structured.clone(),
+        Some(structured) if !result.is_error && !result.text_cut() && !result.structured_too_long() => {
+            structured.clone()
+        }
         _ => Value::String(super::text_only(result)),
     };
     let mut response = json!({"name": result.tool(), "response": {key: value}});
@@ -257,7 +378,7 @@ mod tests {
                     "tags": {"type": "ARRAY", "items": {"type": "STRING"}, "description": "Tags (items must be distinct)"},
                     "maybe": {"type": "INTEGER", "nullable": true},
                     "weights": {"type": "OBJECT", "description": "Weights (an object of number values by key)"},
-                    "fixed": {"enum": ["x"]},
+                    "fixed": {"type": "STRING", "enum": ["x"]},
                     "level": {"type": "INTEGER", "description": "Level (one of 1, 2, 3)"},
                     "flag": {"type": "BOOLEAN", "description": "(must be true)"},
                     "site": {"type": "STRING", "description": "(format: \"uri\")"},
@@ -266,6 +387,89 @@ mod tests {
                 "required": ["tags"]
             })
         );
+    }
+
+    /// Every node of a Gemini schema has a type, only a string has an
+    /// `enum`, and every list says what its items are.
+    fn assert_gemini_typed(node: &Value, path: &str) {
+        let ty = node["type"].as_str();
+        assert!(
+            matches!(
+                ty,
+                Some("STRING" | "NUMBER" | "INTEGER" | "BOOLEAN" | "ARRAY" | "OBJECT" | "NULL")
+            ),
+            "{path} has no type: {node}"
+        );
+        assert!(node.get("enum").is_none() || ty == Some("STRING"), "{path}: {node}");
+        assert!(ty != Some("ARRAY") || node.get("items").is_some(), "{path}: {node}");
+        for (name, property) in node["properties"].as_object().into_iter().flatten() {
+            assert_gemini_typed(property, &format!("{path}.{name}"));
+        }
+        if let Some(items) = node.get("items") {
+            assert_gemini_typed(items, &format!("{path}[]"));
+        }
+        for (i, member) in node["anyOf"].as_array().into_iter().flatten().enumerate() {
+            assert_gemini_typed(member, &format!("{path}|{i}"));
+        }
+    }
+
+    #[test]
+    fn every_node_gets_a_type_and_only_strings_keep_an_enum() {
+        // What a `serde_json::Value` parameter, a list of them, and a
+        // mounted tool's schema may hold.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "any": {"description": "Anything"},
+                "anys": {"type": "array", "items": {}},
+                "bare_list": {"type": "array"},
+                "always": true,
+                "fixed": {"const": "x"},
+                "three": {"const": 3},
+                "ratio": {"enum": [0.5, 1]},
+                "on": {"const": true},
+                "mixed": {"enum": ["a", 1]},
+                "typed_wrongly": {"type": "integer", "enum": ["1", "2"]},
+                "unknown_type": {"type": "any"},
+                "nested": {"properties": {"a": {"enum": ["p", "q"]}}, "required": ["a"]},
+                "listed": {"items": {"minLength": 1}},
+                "bounded": {"minimum": 1},
+                "union": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                "strings": {"anyOf": [{"type": "string", "format": "date"}, {"type": "string"}]},
+                "never": {"not": {}},
+                "tuple": {"type": "array", "items": [{"type": "string"}]}
+            }
+        });
+        let out = openapi_schema(&schema);
+        assert_gemini_typed(&out, "$");
+        let p = &out["properties"];
+        assert_eq!(p["fixed"], json!({"type": "STRING", "enum": ["x"]}));
+        assert_eq!(p["three"], json!({"type": "INTEGER", "description": "(must be 3)"}));
+        assert_eq!(p["ratio"]["type"], "NUMBER");
+        assert_eq!(p["on"], json!({"type": "BOOLEAN", "description": "(must be true)"}));
+        assert_eq!(p["nested"]["type"], "OBJECT");
+        assert_eq!(
+            p["nested"]["properties"]["a"],
+            json!({"type": "STRING", "enum": ["p", "q"]})
+        );
+        assert_eq!(p["listed"]["items"], json!({"type": "STRING", "minLength": 1}));
+        assert_eq!(p["bounded"], json!({"type": "NUMBER", "minimum": 1}));
+        assert_eq!(p["strings"]["type"], "STRING");
+        assert_eq!(p["union"]["type"], "OBJECT", "as the google-genai SDK types a union");
+        // Any value: each type a value can have, the description kept.
+        assert_eq!(p["any"]["description"], "Anything");
+        let members: Vec<&str> = p["any"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(members, ["STRING", "NUMBER", "BOOLEAN", "OBJECT", "ARRAY"]);
+        assert_eq!(p["anys"]["items"]["anyOf"], p["any"]["anyOf"]);
+        assert_eq!(p["bare_list"]["items"], p["anys"]["items"]);
+        assert_eq!(p["always"]["anyOf"], p["any"]["anyOf"]);
+        assert_eq!(p["mixed"]["description"], "(one of \"a\", 1)");
+        assert!(p["typed_wrongly"].get("enum").is_none(), "{}", p["typed_wrongly"]);
     }
 
     #[test]

@@ -408,15 +408,13 @@ pub(crate) fn carry(content: &crate::Content) -> Carried<'_> {
             data,
             title: title.as_deref(),
         },
-        Content::Document { data, mime_type, title } if mime_type.starts_with("text/") => {
-            match crate::output::base64_decode(data).and_then(|bytes| String::from_utf8(bytes).ok()) {
-                Some(text) => Carried::TextDocument {
-                    text,
-                    title: title.as_deref(),
-                },
-                None => Carried::Note(format!("[a {mime_type} document that is not valid UTF-8 text]")),
-            }
-        }
+        Content::Document { mime_type, title, .. } if content.is_text_document() => match content.document_text() {
+            Some(text) => Carried::TextDocument {
+                text,
+                title: title.as_deref(),
+            },
+            None => Carried::Note(format!("[a {mime_type} document that is not valid UTF-8 text]")),
+        },
         Content::Document { mime_type, title, .. } => Carried::Note(format!(
             "[a document{} ({mime_type}) that this format cannot show]",
             title.as_ref().map(|t| format!(" \"{t}\"")).unwrap_or_default()

@@ -55,9 +55,14 @@ pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value
 /// or a whole completion whose first choice holds it), in order. A message
 /// without `tool_calls` (or with `null`) has none; a `tool_calls` that is
 /// not a list, or a call in the deprecated `function_call` form, is an
-/// error, never read as no calls.
+/// error, never read as no calls. So is a completion whose first choice
+/// has no message (a streamed chunk's `delta`, say), and one whose other
+/// choices hold calls too (pass the message of the choice to answer).
 pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
-    let message = message.pointer("/choices/0/message").unwrap_or(message);
+    let message = match message.get("choices") {
+        None => message,
+        Some(choices) => first_choice_message(choices)?,
+    };
     check_no_function_call(message)?;
     let tool_calls = match message.get("tool_calls") {
         None | Some(Value::Null) => return Ok(Vec::new()),
@@ -73,6 +78,35 @@ pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     }
     check_call_ids(calls.iter().filter_map(|c| c.id.as_deref()))?;
     Ok(calls)
+}
+
+/// The message of a completion's first choice, which must be an object;
+/// calls in any other choice would be left unread, so they are an error.
+fn first_choice_message(choices: &Value) -> Result<&Value, FormatError> {
+    let Some(choices) = choices.as_array() else {
+        return Err(FormatError::malformed("the completion's choices is not a list"));
+    };
+    let Some(message @ Value::Object(_)) = choices.first().and_then(|choice| choice.get("message")) else {
+        return Err(FormatError::malformed(
+            "the completion's first choice has no message object (a streamed chunk's `delta` is no message)",
+        ));
+    };
+    let holds_calls = |choice: &Value| {
+        ["message", "delta"].iter().any(|key| {
+            let part = &choice[*key];
+            let calls = &part["tool_calls"];
+            !(calls.is_null() || calls.as_array().is_some_and(Vec::is_empty)) || !part["function_call"].is_null()
+        })
+    };
+    let others = choices.iter().skip(1).filter(|choice| holds_calls(choice)).count();
+    if others > 0 {
+        return Err(FormatError::malformed(format!(
+            "the completion has {} choices, {others} of them after the first with tool calls; \
+             pass the message of the choice to answer",
+            choices.len()
+        )));
+    }
+    Ok(message)
 }
 
 /// Refuses a message (or a streamed delta) that holds a call in the
@@ -200,6 +234,28 @@ mod tests {
             let error = chat_tool_calls(&json!({"role": "assistant", "tool_calls": bad})).unwrap_err();
             assert_eq!(error.kind(), super::super::FormatErrorKind::Malformed, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_completion_whose_calls_would_be_left_unread_is_an_error() {
+        let call = json!({"id": "call_1", "type": "function", "function": {"name": "a", "arguments": "{}"}});
+        let message = json!({"role": "assistant", "tool_calls": [call]});
+        for bad in [
+            // A streamed chunk is no message.
+            json!({"choices": [{"delta": {"tool_calls": [call]}}]}),
+            json!({"choices": [{"message": "hi"}]}),
+            json!({"choices": []}),
+            json!({"choices": {"message": message}}),
+            // Calls in a choice after the first.
+            json!({"choices": [{"message": message}, {"message": message}]}),
+            json!({"choices": [{"message": {"role": "assistant", "content": "hi"}}, {"message": message}]}),
+        ] {
+            let error = chat_tool_calls(&bad).unwrap_err();
+            assert_eq!(error.kind(), super::super::FormatErrorKind::Malformed, "{bad}");
+        }
+        // Other choices without calls are no loss.
+        let one = json!({"choices": [{"message": message}, {"message": {"role": "assistant", "content": "hi", "tool_calls": []}}]});
+        assert_eq!(chat_tool_calls(&one).unwrap().len(), 1);
     }
 
     #[test]

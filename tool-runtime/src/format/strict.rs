@@ -7,6 +7,8 @@
 //! are not dropped: they move into the description, so the model still reads
 //! them, and the binder still enforces them.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 /// What one provider's strict mode rejects, and so moves into descriptions.
@@ -63,8 +65,10 @@ pub const ANTHROPIC: StrictRules = StrictRules {
 
 /// Whether strict mode can express `schema`. It cannot a free-form object
 /// (no `properties`, or `additionalProperties` that is not `false`: strict
-/// mode demands `false`), a value of any type (no `type` or `enum`), a
-/// list of anything (no `items`), nor `anyOf`, `oneOf`, `allOf`, `not`,
+/// mode demands `false`), an object whose `required` names a key its
+/// `properties` lack (strict mode would forbid the key the tool requires),
+/// a value of any type (no `type` or `enum`), a list of anything (no
+/// `items`), nor `anyOf`, `oneOf`, `allOf`, `not`,
 /// conditionals, tuples, or keywords on an object's keys and their number
 /// (a union's optional property would take the `null` a strict model
 /// sends as a value; the others the providers refuse). Such a tool keeps its plain definition
@@ -112,7 +116,10 @@ pub fn expressible(schema: &Value) -> bool {
             .get("additionalProperties")
             .is_none_or(|a| *a == Value::Bool(false));
         let properties_ok = match node.get("properties") {
-            Some(Value::Object(properties)) => properties.values().all(expressible),
+            Some(Value::Object(properties)) => {
+                crate::schema::required_names(node).all(|name| properties.contains_key(name))
+                    && properties.values().all(expressible)
+            }
             _ => false,
         };
         if !(closed && properties_ok) {
@@ -145,7 +152,7 @@ fn rewrite(schema: &mut Value, rules: &StrictRules) {
         move_keywords(node, &["format"]);
     }
     if node.get("properties").is_some_and(Value::is_object) {
-        let required: Vec<String> = crate::schema::required_names(node).map(str::to_owned).collect();
+        let required: HashSet<String> = crate::schema::required_names(node).map(str::to_owned).collect();
         let Some(Value::Object(properties)) = node.get_mut("properties") else {
             unreachable!("checked above")
         };
@@ -302,6 +309,38 @@ mod tests {
             json!({"enum": ["a", "b"]}),
         ] {
             assert!(expressible(&tool(property.clone())), "{property}");
+        }
+    }
+
+    #[test]
+    fn a_required_key_no_property_defines_cannot_be_strict() {
+        // Strict mode would require only the properties and forbid other
+        // keys: `ghost`, which the tool requires, could never be sent.
+        let ghost = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "ghost"]});
+        assert!(!expressible(&ghost));
+        let nested = json!({"type": "object", "properties": {"n": ghost}, "required": ["n"]});
+        assert!(!expressible(&nested));
+        let defined = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
+        assert!(expressible(&defined));
+    }
+
+    #[test]
+    fn many_properties_are_rewritten_by_whether_each_is_required() {
+        // Whether a property is required is looked up once each: a mounted
+        // schema may list many thousands.
+        let n = 50_000;
+        let properties: Map<String, Value> = (0..n).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+        let required: Vec<Value> = (0..n).filter(|i| i % 2 == 0).map(|i| json!(format!("p{i}"))).collect();
+        let schema = json!({"type": "object", "properties": properties, "required": required});
+        let strict = strict_schema(&schema, &OPENAI);
+        assert_eq!(strict["required"].as_array().unwrap().len(), n);
+        for i in [0, 1, n - 2, n - 1] {
+            let expected = if i % 2 == 0 {
+                json!("string")
+            } else {
+                json!(["string", "null"])
+            };
+            assert_eq!(strict["properties"][format!("p{i}")]["type"], expected, "p{i}");
         }
     }
 

@@ -27,8 +27,9 @@
 //!
 //! The schema is also normalised for the provider formats as a native tool's
 //! is: no `$ref`, `$defs` or `$schema`, no `title`, no `anyOf` with `null`,
-//! no `default: null`, and no property nullable (an optional one is left
-//! out of `required`, a required one stays in it).
+//! no `default: null`, no property nullable (an optional one is left
+//! out of `required`, a required one stays in it), and no array without
+//! `items`.
 
 use serde_json::{Map, Value};
 
@@ -345,7 +346,16 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             values: Box::new(values),
         };
     };
-    let required: Vec<&str> = required_names(node).collect();
+    // Each required name by its first place in the list, looked up rather
+    // than searched for: a schema may list many thousands.
+    let mut required: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut listed: Vec<&str> = Vec::new();
+    for name in required_names(node) {
+        required.entry(name).or_insert_with(|| {
+            listed.push(name);
+            listed.len() - 1
+        });
+    }
     let mut fields: Vec<Field> = properties
         .iter()
         .map(|(name, schema)| {
@@ -353,7 +363,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             let default = schema.get("default").cloned();
             // Required stays required when `null` is allowed: the key must
             // be sent, `null` is one of its values.
-            let presence = if required.contains(&name.as_str()) {
+            let presence = if required.contains_key(name.as_str()) {
                 Presence::Required
             } else if default.is_some() {
                 Presence::Defaulted
@@ -367,10 +377,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         .collect();
     // A required name no property defines is still required: its value
     // may be anything the object's other keys may be.
-    for name in required.iter().filter(|name| !properties.contains_key(**name)) {
-        if fields.iter().any(|field| field.name == *name) {
-            continue;
-        }
+    for name in listed.iter().filter(|name| !properties.contains_key(**name)) {
         let shape = match additional {
             Some(schema @ Value::Object(_)) => import_shape(schema),
             _ => any_value(),
@@ -383,12 +390,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
     // order), but `required` is a list, in the order its writer gave (a
     // Python or TypeScript SDK: the declaration order). So the required
     // parameters come first in that order, then the others by name.
-    fields.sort_by_key(|field| {
-        required
-            .iter()
-            .position(|name| *name == field.name)
-            .unwrap_or(usize::MAX)
-    });
+    fields.sort_by_key(|field| required.get(field.name.as_str()).copied().unwrap_or(usize::MAX));
     let mut object = ObjectShape::new(fields, rejects_unknown);
     // Keys the schema leaves open are the server's: warned about, kept.
     object.keeps_unknown = !rejects_unknown;
@@ -598,8 +600,11 @@ fn with_siblings(resolved: Value, siblings: Map<String, Value>) -> Value {
                 }
             }
             ("required", Some(Value::Array(own)), Value::Array(added)) => {
+                // By their JSON text, which equal values share: one lookup a
+                // name, however many are listed.
+                let mut listed: std::collections::HashSet<String> = own.iter().map(Value::to_string).collect();
                 for name in added {
-                    if !own.contains(name) {
+                    if listed.insert(name.to_string()) {
                         own.push(name.clone());
                     }
                 }
@@ -660,11 +665,21 @@ fn flat_size(node: &Value) -> usize {
 /// Normalises the read schema for the provider formats as a native tool's
 /// is: no property is nullable (an optional one is left out of `required`,
 /// a required one is simply required, though the binder takes its `null`),
-/// and no union keeps a `null` member.
+/// no union keeps a `null` member, and every array says what its items
+/// are (`items: {}` where the schema said nothing, which admits the same
+/// values: the OpenAI API refuses an array without `items`).
 fn for_providers(node: &mut Value) {
     let Value::Object(object) = node else {
         return;
     };
+    let array = match object.get("type") {
+        Some(Value::String(ty)) => ty == "array",
+        Some(Value::Array(types)) => types.iter().any(|ty| ty == "array"),
+        _ => false,
+    };
+    if array && !object.contains_key("items") {
+        object.insert("items".into(), Value::Object(Map::new()));
+    }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(members)) = object.get_mut(key)
             && members.iter().any(|m| !is_null_schema(m))
@@ -732,7 +747,7 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
             |member: &Map<String, Value>| -> Vec<String> { required_names(member).map(str::to_owned).collect() };
         let is_open = |member: &Map<String, Value>| member.get("additionalProperties") != Some(&Value::Bool(false));
         let mut merged = properties_of(root).cloned().unwrap_or_default();
-        let own: Vec<String> = merged.keys().cloned().collect();
+        let own: std::collections::HashSet<String> = merged.keys().cloned().collect();
         let mut required = required_of(root);
         let mut shared: Option<Vec<String>> = None;
         let mut forms = Vec::new();
@@ -746,7 +761,10 @@ fn flatten_root_union(root: &mut Map<String, Value>) {
             } else {
                 shared = Some(match shared {
                     None => names.clone(),
-                    Some(shared) => shared.into_iter().filter(|n| names.contains(n)).collect(),
+                    Some(shared) => {
+                        let listed: std::collections::HashSet<&String> = names.iter().collect();
+                        shared.into_iter().filter(|n| listed.contains(n)).collect()
+                    }
                 });
                 forms.push(names);
             }
@@ -1149,6 +1167,70 @@ mod tests {
         }));
         let names: Vec<&str> = imported.params.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["zeta", "beta", "alpha", "mid"]);
+    }
+
+    #[test]
+    fn many_required_names_keep_their_listed_order() {
+        // Each name's place is looked up, not searched for: a schema may
+        // list many thousands, and name some twice or no property at all.
+        let n = 50_000;
+        let name = |i: usize| format!("p{i:05}");
+        let properties: Map<String, Value> = (0..n).map(|i| (name(i), json!({"type": "string"}))).collect();
+        let mut required: Vec<Value> = (0..n).rev().map(|i| Value::String(name(i))).collect();
+        required.extend((0..n).map(|i| Value::String(format!("ghost{i}"))));
+        required.extend((0..10).map(|i| Value::String(name(i))));
+        required.push(json!("ghost0"));
+        let imported = import_input_schema(&json!({"type": "object", "properties": properties, "required": required}));
+        let fields = &imported.params.fields;
+        assert_eq!(fields.len(), 2 * n);
+        assert_eq!(fields[0].name, name(n - 1));
+        assert_eq!(fields[n - 1].name, name(0));
+        assert_eq!(fields[n].name, "ghost0");
+        assert_eq!(fields[2 * n - 1].name, format!("ghost{}", n - 1));
+        assert!(fields.iter().all(|f| f.presence == Presence::Required));
+    }
+
+    #[test]
+    fn many_required_names_of_a_union_and_beside_a_ref_are_merged_once_each() {
+        let n = 50_000;
+        let names: Vec<Value> = (0..n).map(|i| Value::String(format!("p{i}"))).collect();
+        let reversed: Vec<Value> = names.iter().rev().cloned().collect();
+        let union = json!({"anyOf": [{"required": names}, {"required": reversed}]});
+        assert_eq!(import_input_schema(&union).schema["required"], json!(names));
+        // As many as fit the inlining budget.
+        let (names, reversed) = (&names[..20_000], &reversed[n - 20_000..]);
+        let beside_a_ref = json!({
+            "$defs": {"Base": {"type": "object", "required": names}},
+            "$ref": "#/$defs/Base",
+            "required": reversed,
+        });
+        assert_eq!(import_input_schema(&beside_a_ref).schema["required"], json!(names));
+    }
+
+    #[test]
+    fn an_array_without_items_is_sent_with_items_of_any_value() {
+        // The OpenAI API refuses an array without `items`.
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "list": {"type": "array", "description": "Anything listed"},
+                "maybe": {"type": ["array", "null"]},
+                "typed": {"type": "array", "items": {"type": "integer"}},
+                "nested": {"type": "object", "properties": {"deep": {"type": "array"}}},
+            },
+        }));
+        let properties = &imported.schema["properties"];
+        assert_eq!(
+            properties["list"],
+            json!({"type": "array", "items": {}, "description": "Anything listed"})
+        );
+        assert_eq!(properties["maybe"], json!({"type": "array", "items": {}}));
+        assert_eq!(properties["typed"]["items"], json!({"type": "integer"}));
+        assert_eq!(properties["nested"]["properties"]["deep"]["items"], json!({}));
+        // The binder still takes a list of anything.
+        let (args, _, errors) = bind(&imported, json!({"list": [1, "a", {"b": null}]}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["list"], json!([1, "a", {"b": null}]));
     }
     /// Binds `args` leniently: the arguments as bound, the warnings and the
     /// errors as `code:path`.

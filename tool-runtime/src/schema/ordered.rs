@@ -10,6 +10,7 @@
 //! before the bounds. The order is decided once, when a definition is
 //! rendered; serializing it again writes the same bytes.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 
@@ -173,11 +174,17 @@ impl Ordered {
                     })
                     .collect();
                 // `required` lists its names in the order of `properties`.
+                // (Each name's place is looked up, not searched for: a
+                // mounted tool may list many thousands.)
                 if let Some(Ordered::Object(properties)) = entry(&entries, "properties") {
-                    let rank: Vec<String> = properties.iter().map(|(k, _)| k.clone()).collect();
+                    let rank: HashMap<String, usize> = properties
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (k, _))| (k.clone(), i))
+                        .collect();
                     if let Some((_, Ordered::Array(required))) = entries.iter_mut().find(|(k, _)| k == "required") {
                         required.sort_by_key(|name| match name {
-                            Ordered::Leaf(Value::String(name)) => rank.iter().position(|k| k == name),
+                            Ordered::Leaf(Value::String(name)) => rank.get(name).copied(),
                             _ => None,
                         });
                     }
@@ -254,6 +261,23 @@ mod tests {
             r#"{"type":"object","properties":{"zeta":{"description":"Z","type":"string"},"alpha":{"description":"A","type":"integer","minimum":0}},"required":["zeta"],"additionalProperties":false}"#
         );
         assert_eq!(schema["properties"]["alpha"]["type"], json!("integer"));
+    }
+
+    #[test]
+    fn many_required_names_are_written_in_the_order_of_the_properties() {
+        // A mounted schema may list many thousands; each name's place is
+        // looked up, not searched for.
+        let n = 50_000;
+        let name = |i: usize| format!("p{i:05}");
+        let properties: Map<String, Value> = (0..n).map(|i| (name(i), json!({"type": "string"}))).collect();
+        let required: Vec<Value> = (0..n).rev().map(|i| Value::String(name(i))).collect();
+        let schema = Schema::new(
+            json!({"type": "object", "properties": properties, "required": required}),
+            &[],
+        );
+        let written: Value = serde_json::from_str(&schema.to_string()).unwrap();
+        let names: Vec<String> = (0..n).map(name).collect();
+        assert_eq!(written["required"], json!(names));
     }
 
     #[test]
