@@ -247,11 +247,13 @@ impl ToolRegistry {
 
     /// Keeps at most `bytes` of the text a call answers with (a tool's
     /// output, its `Err` message, a panic message, over all its text
-    /// blocks) and appends, after the kept part, a one-line marker saying
-    /// how many bytes were left out (`[output cut here: N more bytes left
-    /// out]`, under 60 bytes); `None` never cuts. On by default at 100 KiB,
-    /// sized for a model's context. The structured content of a result is
-    /// not cut.
+    /// blocks and `text/*` documents) and appends, after the kept part, a
+    /// one-line marker saying how many bytes were left out (`[output cut
+    /// here: N more bytes left out]`, under 60 bytes); `None` never cuts.
+    /// On by default at 100 KiB, sized for a model's context. The
+    /// structured content of a result is not cut; Gemini, which sends it
+    /// in place of the text, sends the text when it is longer than the
+    /// limit.
     pub fn with_max_output_bytes(mut self, bytes: Option<usize>) -> Self {
         self.settings.max_output_bytes = bytes;
         self
