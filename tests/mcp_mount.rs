@@ -677,42 +677,70 @@ async fn remote_schemas_are_made_acceptable_to_every_provider() {
     mounts.close().await;
 }
 
+/// A registry with the Python server mounted as `py`, served over MCP on an
+/// in-memory pipe: the mounts, and the client's end of the pipe.
+async fn serve_mounted() -> (McpMounts, PipeClient) {
+    let config = json!({"mcpServers": {"py": {"command": python(), "args": [server_script(), "stdio"]}}});
+    let (registry, mounts) = mount(config).await;
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    tokio::spawn(tool_runtime::mcp::McpServer::new(registry).serve(server_read, server_write));
+    let (read, write) = tokio::io::split(ours);
+    let client = PipeClient {
+        read: tokio::io::BufReader::new(read),
+        write,
+    };
+    (mounts, client)
+}
+
+/// The client's end of a pipe a server is served on, one JSON-RPC message
+/// a line.
+struct PipeClient {
+    read: tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+}
+
+impl PipeClient {
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt as _;
+        self.write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+
+    /// The next message from the server (a safety net of 30 s).
+    async fn next(&mut self) -> Value {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut line = String::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), self.read.read_line(&mut line)).await;
+        assert_ne!(read.expect("an answer within 30 s").unwrap(), 0, "the server closed");
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
 /// A registry that holds mounted tools and is itself served over MCP
 /// announces `tools.listChanged`, and tells its client when a mounted
 /// server's set changes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_served_registry_passes_a_mounted_server_s_change_on() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
-
-    let python = python();
-    let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
-    let (registry, mounts) = mount(config).await;
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(theirs);
-    tokio::spawn(tool_runtime::mcp::McpServer::new(registry).serve(server_read, server_write));
-    let (read, mut write) = tokio::io::split(ours);
-    let mut read = BufReader::new(read);
-    let mut send = async |message: Value| {
-        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-    };
-    send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
-    .await;
+    let (mounts, mut client) = serve_mounted().await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        .await;
     // Sent again, as a confused client might: it is told of a change once.
     for _ in 0..3 {
-        send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
     }
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "py__grow", "arguments": {}}}))
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "py__grow", "arguments": {}}}),
+        )
         .await;
     let mut seen = Vec::new();
-    let mut next = async || {
-        let mut line = String::new();
-        assert_ne!(read.read_line(&mut line).await.unwrap(), 0, "the server closed");
-        serde_json::from_str::<Value>(&line).unwrap()
-    };
     let changed = tokio::time::timeout(Duration::from_secs(30), async {
         loop {
-            let message = next().await;
+            let message = client.next().await;
             if message["method"] == "notifications/tools/list_changed" {
                 return;
             }
@@ -728,10 +756,10 @@ async fn a_served_registry_passes_a_mounted_server_s_change_on() {
     );
     // Whatever else comes before the answer to a ping sent now.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await;
+    client.send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).await;
     let mut more = Vec::new();
     loop {
-        let message = next().await;
+        let message = client.next().await;
         if message["id"] == 2 {
             break;
         }
@@ -750,35 +778,18 @@ async fn a_served_registry_passes_a_mounted_server_s_change_on() {
 /// tools comes on that subscription, tagged with its id.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_served_registry_passes_a_change_on_to_a_subscription() {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
-
-    let python = python();
-    let config = json!({"mcpServers": {"py": {"command": python, "args": [server_script(), "stdio"]}}});
-    let (registry, mounts) = mount(config).await;
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(theirs);
-    tokio::spawn(tool_runtime::mcp::McpServer::new(registry).serve(server_read, server_write));
-    let (read, mut write) = tokio::io::split(ours);
-    let mut read = BufReader::new(read);
+    let (mounts, mut client) = serve_mounted().await;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}});
-    let mut send = async |message: Value| {
-        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-    };
-    let mut next = async || {
-        let mut line = String::new();
-        let read = tokio::time::timeout(Duration::from_secs(30), read.read_line(&mut line)).await;
-        assert_ne!(read.expect("an answer within 30 s").unwrap(), 0, "the server closed");
-        serde_json::from_str::<Value>(&line).unwrap()
-    };
-    send(
-        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
-        "_meta": meta, "notifications": {"toolsListChanged": true}}}),
-    )
-    .await;
-    let acknowledged = next().await;
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"toolsListChanged": true}}}),
+        )
+        .await;
+    let acknowledged = client.next().await;
     assert_eq!(
         acknowledged["method"], "notifications/subscriptions/acknowledged",
         "{acknowledged}"
@@ -787,12 +798,13 @@ async fn a_served_registry_passes_a_change_on_to_a_subscription() {
         acknowledged["params"]["notifications"]["toolsListChanged"], true,
         "{acknowledged}"
     );
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "_meta": meta, "name": "py__grow", "arguments": {}}}))
-    .await;
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "_meta": meta, "name": "py__grow", "arguments": {}}}))
+        .await;
     let mut seen = Vec::new();
     let changed = loop {
-        let message = next().await;
+        let message = client.next().await;
         if message["method"] == "notifications/tools/list_changed" {
             break message;
         }
