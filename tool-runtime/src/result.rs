@@ -65,9 +65,11 @@ pub struct ToolResult {
     /// The text was cut to the registry's output limit: the structured
     /// content, which is never cut, is then no answer for a model to read.
     text_cut: bool,
-    /// The structured content's JSON is longer than the registry's output
-    /// limit: no answer for a model to read either.
-    structured_too_long: bool,
+    /// The output limit the structured content is held to, when there is
+    /// structured content and a limit: content longer than it is no answer
+    /// for a model to read either. Judged only by the formats that would
+    /// send it in place of the text, so a call pays nothing for it.
+    structured_limit: Option<usize>,
 }
 
 /// The sentence that lists the tools a model may call instead: at most
@@ -118,7 +120,7 @@ impl ToolResult {
             warnings,
             errors: Vec::new(),
             text_cut: false,
-            structured_too_long: false,
+            structured_limit: None,
         }
     }
 
@@ -149,7 +151,7 @@ impl ToolResult {
             warnings: Vec::new(),
             errors: Vec::new(),
             text_cut: false,
-            structured_too_long: false,
+            structured_limit: None,
         }
     }
 
@@ -168,7 +170,7 @@ impl ToolResult {
             warnings: report.warnings,
             errors: report.errors,
             text_cut: false,
-            structured_too_long: false,
+            structured_limit: None,
         }
     }
 
@@ -230,14 +232,11 @@ impl ToolResult {
     /// as their decoded text. The block that crosses the limit is cut,
     /// with one marker saying how many bytes were left out in all, and the
     /// text after it is left out. Other blocks and the structured content
-    /// are kept as they are; structured content whose JSON is longer than
-    /// `max` is marked as such, for the formats that would send it in place
-    /// of the text.
+    /// are kept as they are; the structured content keeps `max` as its
+    /// limit, for the formats that would send it in place of the text to
+    /// judge ([`ToolResult::structured_too_long`]).
     pub(crate) fn cut_text(&mut self, max: usize) {
-        self.structured_too_long = self
-            .structured_content
-            .as_ref()
-            .is_some_and(|structured| json_longer_than(structured, max));
+        self.structured_limit = self.structured_content.is_some().then_some(max);
         let mut left = max;
         for (index, block) in self.content.iter().enumerate() {
             if let Some(len) = block.text_len() {
@@ -287,7 +286,10 @@ impl ToolResult {
     /// Whether the structured content's JSON is longer than the registry's
     /// output limit.
     pub(crate) fn structured_too_long(&self) -> bool {
-        self.structured_too_long
+        match (&self.structured_content, self.structured_limit) {
+            (Some(structured), Some(max)) => json_longer_than(structured, max),
+            _ => false,
+        }
     }
 
     /// The text blocks joined by newlines.
