@@ -9,7 +9,7 @@
 //! | the registry's fixed cost: a tool of no parameters called with `{}` | a direct call | near 1,000 instructions more |
 //! | listing 1,000 tools | no schema generation per listing | - |
 //! | 100 concurrent calls of a 50 ms tool | well under a second | - |
-//! | binding 100k set items, or 100k unknown keys, against 10k (SPEC 11) | near-linear: 10x to 13x | under 30x |
+//! | binding 100k set items, or 100k unknown keys (against one field or 10k parameters), against 10k (SPEC 11) | near-linear: 10x to 13x | under 30x |
 //!
 //! Per-call costs are given two ways. Instructions: each case runs under
 //! `valgrind --tool=callgrind` twice, with N and 2N calls, and the
@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::Value;
 use tool_runtime::format::{Format, Selection};
+use tool_runtime::schema::Field;
 use tool_runtime::{
     BoundArguments, CallError, CallScope, Tool, ToolDefinition, ToolFuture, ToolOutput, ToolParam, ToolRegistry, tool,
 };
@@ -209,10 +210,24 @@ async fn tally(
 /// One call whose binding handles `n` items on the full binder: `set`, a
 /// list of `n` distinct ids (and an unknown key, which leaves the fast
 /// path); `keys`, an object with `n` unknown keys, each removed with a
-/// warning.
+/// warning; `wide`, `n` unknown keys sent to a tool of `n / 10` optional
+/// parameters (as wide as a mounted server's schema may be), none sent.
 async fn bind_once(case: &str, n: usize) {
     let mut registry = ToolRegistry::new();
     registry.register(Tally).unwrap();
+    let fields = (0..n / 10)
+        .map(|i| {
+            Field::new(
+                format!("f{i}"),
+                Option::<u32>::shape().describe("A number"),
+                false,
+                "u32",
+            )
+        })
+        .collect();
+    registry
+        .register(Generated(ToolDefinition::new("wide", "Take many numbers.", fields)))
+        .unwrap();
     let items = || (0..n).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
     let keys = || (0..n).map(|i| format!(r#""k{i}":0"#)).collect::<Vec<_>>().join(",");
     let arguments = match case {
@@ -222,10 +237,12 @@ async fn bind_once(case: &str, n: usize) {
             if n > 0 { "," } else { "" },
             keys()
         ),
+        "wide" => format!("{{{}}}", keys()),
         _ => unreachable!("unknown scaling case {case}"),
     };
     let arguments = registry_sized(arguments);
-    let result = registry.call("tally", arguments.as_str()).await;
+    let tool = if case == "wide" { "wide" } else { "tally" };
+    let result = registry.call(tool, arguments.as_str()).await;
     assert!(!result.is_error, "{}", result.text());
     black_box(result);
 }
@@ -405,6 +422,7 @@ fn scaling() {
     for (case, what) in [
         ("set", "a set of distinct ids"),
         ("keys", "unknown keys in a nested object"),
+        ("wide", "unknown keys, n/10 parameters"),
     ] {
         let case = format!("scale-{case}");
         let counts: Option<Vec<u64>> = [0, 10_000, 100_000]

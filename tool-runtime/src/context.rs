@@ -74,6 +74,12 @@ impl<'a> CallScope<'a> {
 
     /// The call's context. A call that came without an id gets one made up
     /// here (`call_<n>`).
+    ///
+    /// Its cancellation signal is raised on a time-out or a dropped call
+    /// only for a tool whose definition says it takes a context
+    /// ([`ToolDefinition::with_context_param`](crate::ToolDefinition::with_context_param),
+    /// which `#[tool]` sets for a `ToolContext` parameter), or when the
+    /// caller passed a signal of its own; otherwise no one raises it.
     pub fn context(&self) -> ToolContext {
         let call_id: Arc<str> = match self.call_id {
             Some(id) => id.into(),

@@ -60,15 +60,29 @@ pub(crate) fn truncate_with(text: &mut String, max: usize, marker: impl FnOnce(u
 /// The candidate closest to `name` by edit distance, if any is close enough
 /// to be a plausible typo.
 /// A name longer than [`QUOTE_CHARS`] is no typo of a tool or parameter
-/// name (those are at most 64 characters) and is not searched for.
+/// name (those are at most 64 characters) and is not searched for, nor is a
+/// candidate longer than four times that suggested; a candidate whose length
+/// alone puts it further than the best so far is not measured.
 pub(crate) fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     if name.len() > QUOTE_CHARS * 4 || name.chars().count() > QUOTE_CHARS {
         return None;
     }
-    let (best, distance) = candidates
-        .map(|c| (c, edit_distance(&name.to_lowercase(), &c.to_lowercase())))
-        .min_by_key(|&(_, d)| d)?;
-    let (lower, best_lower) = (name.to_lowercase(), best.to_lowercase());
+    let lower = name.to_lowercase();
+    let length = lower.chars().count();
+    let mut best: Option<(&str, String, usize)> = None;
+    for candidate in candidates.filter(|c| c.len() <= QUOTE_CHARS * 4) {
+        let candidate_lower = candidate.to_lowercase();
+        let bound = best.as_ref().map_or(usize::MAX, |&(_, _, d)| d);
+        // The distance is at least the difference in length.
+        if candidate_lower.chars().count().abs_diff(length) >= bound {
+            continue;
+        }
+        let distance = edit_distance(&lower, &candidate_lower);
+        if distance < bound {
+            best = Some((candidate, candidate_lower, distance));
+        }
+    }
+    let (best, best_lower, distance) = best?;
     (distance <= name.chars().count().max(3) / 2 || best_lower.contains(&lower) || lower.contains(&best_lower))
         .then_some(best)
 }

@@ -56,6 +56,9 @@ pub enum AgentEvent {
         total: Usage,
     },
     /// A turn ended (its tool results, if any, are in the transcript).
+    ///
+    /// Not sent for a turn the run ends in without the model's answer (a
+    /// model error, a cancellation): the run's outcome says why.
     TurnFinished {
         /// The turn's number.
         turn: usize,

@@ -90,7 +90,7 @@ const LISTED: usize = 20;
 
 /// Appends `items`, comma-separated: at most [`LISTED`], then how many
 /// more there are.
-fn write_listed<T>(out: &mut String, items: &[T], mut write_one: impl FnMut(&mut String, &T)) {
+pub(super) fn write_listed<T>(out: &mut String, items: &[T], mut write_one: impl FnMut(&mut String, &T)) {
     for (i, item) in items.iter().take(LISTED).enumerate() {
         if i > 0 {
             out.push_str(", ");

@@ -30,13 +30,13 @@ use serde_json::{Map, Number, Value};
 
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
-use describe::Sentence;
+use describe::{Sentence, write_listed};
 pub(crate) use describe::{counted, describe_str, describe_value, expected, float_text, write_integer};
 pub use params::{Params, parse_params};
 pub use typed::{Coerced, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
-use crate::schema::{Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
+use crate::schema::{FieldNames, Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
 use crate::text::{clip, closest_name};
 
 /// How forgiving the binder is.
@@ -163,6 +163,7 @@ pub(crate) fn normalize(
         path: String::with_capacity(32),
         report: Report::default(),
         long_enums: HashMap::new(),
+        suggestions: 0,
     };
     walker.object(params, arguments, true);
     walker.report
@@ -183,6 +184,7 @@ pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
             path: field.name.clone(),
             report: Report::default(),
             long_enums: HashMap::new(),
+            suggestions: 0,
         };
         walker.value(&field.shape, &mut default.clone());
         let error = walker
@@ -208,6 +210,42 @@ struct Walker {
     /// when first needed: checking a value against one costs O(1), not a
     /// scan, however many values the model sends.
     long_enums: HashMap<usize, EnumIndex>,
+    /// The closest field names searched for so far, for unknown keys.
+    suggestions: usize,
+}
+
+/// The most unknown keys of one binding searched for the closest field name:
+/// as many as the text of a refused call could list, and more.
+const SUGGESTIONS: usize = 20;
+
+/// Objects of more fields than this (a remote schema's) get no closest-name
+/// search, which costs a measure per field.
+const SUGGESTED_FIELDS: usize = 256;
+
+/// The keys sent that name no field, by their loose form (case, `_`, `-`
+/// and spaces left out), for the fields that are missing: a missing field
+/// takes the first key, in the map's order, of its own loose form.
+struct Aliases(Option<HashMap<String, String>>);
+
+impl Aliases {
+    fn new(map: &Map<String, Value>, names: &FieldNames) -> Self {
+        let mut unknown = map.keys().filter(|key| !names.contains(key)).peekable();
+        // Most calls missing a field sent no other key: no map is made.
+        if unknown.peek().is_none() {
+            return Aliases(None);
+        }
+        let mut aliases = HashMap::new();
+        for key in unknown {
+            aliases.entry(loose_name(key)).or_insert_with(|| key.clone());
+        }
+        Aliases(Some(aliases))
+    }
+
+    /// The key that loosely names the field `name`, taken so no other field
+    /// gets it.
+    fn take(&mut self, name: &str) -> Option<String> {
+        self.0.as_mut()?.remove(&loose_name(name))
+    }
 }
 
 /// Enums up to this many values are scanned; longer ones are indexed.
@@ -335,6 +373,10 @@ impl Walker {
     /// keys are removed so its `Deserialize` never sees them.
     fn object(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
         let mut known = 0;
+        // Made when first needed: which keys are fields, and the keys that
+        // are not, by their loose form, for the fields missing.
+        let mut names = None;
+        let mut aliases = None;
         for (index, field) in object.fields.iter().enumerate() {
             let mark = self.enter_key(&field.name);
             let before = self.report.mark();
@@ -343,7 +385,9 @@ impl Walker {
             let mut sent = map.get_mut(&field.name);
             // A key the object admits by a schema of its own is no alias.
             if sent.is_none() && self.lenient() && object.others.is_none() {
-                self.adopt_alias(object, &field.name, map);
+                let names = names.get_or_insert_with(|| object.names());
+                let aliases = aliases.get_or_insert_with(|| Aliases::new(map, names));
+                self.adopt_alias(aliases, &field.name, map);
                 sent = map.get_mut(&field.name);
             }
             match sent {
@@ -371,18 +415,15 @@ impl Walker {
             self.leave(mark);
         }
         if map.len() > known {
-            self.unknown_keys(object, map, top);
+            let names = names.unwrap_or_else(|| object.names());
+            self.unknown_keys(object, &names, map, top);
         }
     }
 
     /// Lenient mode: moves a key such as `maxResults` or `Max-Results` to the
     /// parameter it loosely names, unless that key is itself a parameter.
-    fn adopt_alias(&mut self, object: &ObjectShape, name: &str, map: &mut Map<String, Value>) {
-        let alias = map
-            .keys()
-            .find(|key| object.field(key).is_none() && names_match_loosely(key, name))
-            .cloned();
-        if let Some(alias) = alias
+    fn adopt_alias(&mut self, aliases: &mut Aliases, name: &str, map: &mut Map<String, Value>) {
+        if let Some(alias) = aliases.take(name)
             && let Some(value) = map.remove(&alias)
         {
             map.insert(name.to_owned(), value);
@@ -437,52 +478,51 @@ impl Walker {
         }
     }
 
-    fn unknown_keys(&mut self, object: &ObjectShape, map: &mut Map<String, Value>, top: bool) {
+    fn unknown_keys(&mut self, object: &ObjectShape, names: &FieldNames, map: &mut Map<String, Value>, top: bool) {
         // Keys the object admits by a schema are values like any other.
         if let Some(others) = &object.others {
-            for (key, value) in map.iter_mut().filter(|(key, _)| object.field(key).is_none()) {
+            for (key, value) in map.iter_mut().filter(|(key, _)| !names.contains(key)) {
                 let mark = self.enter_sent_key(key);
                 self.value(others, value);
                 self.leave(mark);
             }
             return;
         }
-        let unknown: Vec<String> = map.keys().filter(|k| object.field(k).is_none()).cloned().collect();
-        let names = object
-            .fields
-            .iter()
-            .map(|f| format!("`{}`", f.name))
-            .collect::<Vec<_>>();
-        let names = if names.is_empty() {
-            "none".to_owned()
+        let unknown: Vec<String> = map.keys().filter(|k| !names.contains(k)).cloned().collect();
+        // Written once for every key's sentence.
+        let mut parameters = String::new();
+        if object.fields.is_empty() {
+            parameters.push_str("none");
+        }
+        write_listed(&mut parameters, &object.fields, |out, field| {
+            out.push('`');
+            out.push_str(&clip(&field.name));
+            out.push('`');
+        });
+        let fate = if top || !object.keeps_unknown {
+            "it was ignored"
         } else {
-            names.join(", ")
+            "it was passed on as sent"
         };
         for key in unknown {
             let mark = self.enter_sent_key(&key);
-            // The closest name is searched for only for a problem that is
-            // recorded, so thousands of unknown keys cost no search each.
+            // A problem past those recorded is only counted: thousands of
+            // unknown keys cost no sentence each.
             let recorded = if self.lenient() {
                 self.records_warning(true)
             } else {
                 self.report.errors.len() < MAX_RECORDED_PROBLEMS
             };
-            let closest = recorded
-                .then(|| closest_name(&key, object.fields.iter().map(|f| f.name.as_str())))
-                .flatten()
-                .map(|name| format!(" (did you mean `{name}`?)"))
-                .unwrap_or_default();
-            let detail = format!(
-                "`{}` is not a parameter here{closest}; the parameters are {names}",
-                clip(&key)
-            );
+            let mut detail = String::new();
+            if recorded {
+                detail = self.unknown_key_sentence(object, &key, &parameters);
+            }
             if self.lenient() {
-                let fate = if top || !object.keeps_unknown {
-                    "it was ignored"
-                } else {
-                    "it was passed on as sent"
-                };
-                self.warn(WarningCode::UnknownParameter, format!("{detail}; {fate}"));
+                if recorded {
+                    detail.push_str("; ");
+                    detail.push_str(fate);
+                }
+                self.warn(WarningCode::UnknownParameter, detail);
             } else {
                 self.error(ErrorCode::UnknownParameter, detail);
             }
@@ -493,6 +533,22 @@ impl Walker {
         if !top && !object.keeps_unknown {
             object.retain_named(map);
         }
+    }
+
+    /// What the model reads of an unknown key: the closest field's name, for
+    /// the first [`SUGGESTIONS`] keys of a binding and an object of at most
+    /// [`SUGGESTED_FIELDS`] fields, and the fields there are.
+    fn unknown_key_sentence(&mut self, object: &ObjectShape, key: &str, parameters: &str) -> String {
+        let mut detail = format!("`{}` is not a parameter here", clip(key));
+        if self.suggestions < SUGGESTIONS && object.fields.len() <= SUGGESTED_FIELDS {
+            self.suggestions += 1;
+            if let Some(name) = closest_name(key, object.fields.iter().map(|f| f.name.as_str())) {
+                let _ = write!(detail, " (did you mean `{}`?)", clip(name));
+            }
+        }
+        detail.push_str("; the parameters are ");
+        detail.push_str(parameters);
+        detail
     }
 
     fn value(&mut self, shape: &Shape, value: &mut Value) {
@@ -1149,14 +1205,13 @@ fn integer_number(n: i128) -> Number {
 
 /// Keys that differ only in letter case and separators: `maxResults`,
 /// `MaxResults`, `max-results` and `max_results` all match.
-fn names_match_loosely(a: &str, b: &str) -> bool {
-    // Compared as they are read: no copy of either name is made.
-    fn squash(s: &str) -> impl Iterator<Item = char> + '_ {
-        s.chars()
-            .filter(|c| !matches!(c, '_' | '-' | ' '))
-            .map(|c| c.to_ascii_lowercase())
-    }
-    a != b && squash(a).eq(squash(b))
+/// A name as loosely compared: `maxResults`, `max_results` and
+/// `Max-Results` are all `maxresults`.
+fn loose_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
 }
 
 #[cfg(test)]

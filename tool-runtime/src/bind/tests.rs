@@ -228,10 +228,56 @@ impl Point {
 
 #[test]
 fn loose_key_matching_ignores_case_and_separators() {
-    assert!(names_match_loosely("maxResults", "max_results"));
-    assert!(names_match_loosely("Max-Results", "max_results"));
-    assert!(!names_match_loosely("max_results", "max_results"));
-    assert!(!names_match_loosely("maxResult", "max_results"));
+    assert_eq!(loose_name("maxResults"), loose_name("max_results"));
+    assert_eq!(loose_name("Max-Results"), loose_name("max_results"));
+    assert_ne!(loose_name("maxResult"), loose_name("max_results"));
+    // A key that is itself a parameter is no other parameter's alias.
+    let object = params(vec![
+        Field::new("max_results", u32::shape().describe("d"), true, "u32"),
+        Field::new("maxresults", u32::shape().describe("d"), true, "u32"),
+    ]);
+    let (out, warnings, _) = lenient(&object, json!({"maxresults": 1}));
+    assert_eq!(out, json!({"maxresults": 1}));
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// A remote schema may have thousands of properties and a model may send
+/// thousands of keys: finding aliases and unknown keys costs a lookup per
+/// key, not a scan of every field per key per missing field (which made
+/// this test run for hours).
+#[test]
+fn wide_objects_bind_with_many_unknown_keys() {
+    let fields = (0..2_000)
+        .map(|i| Field::new(format!("field_{i}"), Option::<u32>::shape().describe("d"), false, "u32"))
+        .collect();
+    let object = params(fields);
+    let mut args: serde_json::Map<String, Value> = (0..10_000).map(|i| (format!("k{i}"), json!(0))).collect();
+    // Two spellings of one field: the first in the map's order is read.
+    args.insert("Field-7".into(), json!(7));
+    args.insert("field7".into(), json!(8));
+    let (out, warnings, errors) = lenient(&object, Value::Object(args));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(out["field_7"], json!(7));
+    assert_eq!(out["field7"], json!(8), "an ignored key stays in the raw arguments");
+    assert_eq!(warnings[0], "parameter_name_normalized:field_7");
+    assert_eq!(
+        warnings.iter().filter(|w| w.starts_with("unknown_parameter:")).count(),
+        MAX_RECORDED_PROBLEMS
+    );
+}
+
+#[test]
+fn unknown_keys_list_at_most_twenty_parameters_and_suggest_the_closest() {
+    let fields = (0..30)
+        .map(|i| Field::new(format!("field_{i}"), Option::<u32>::shape().describe("d"), false, "u32"))
+        .collect();
+    let object = params(fields);
+    let mut map = json!({"feild_3": 1}).as_object().unwrap().clone();
+    let report = normalize(&object, &mut map, BindMode::Lenient, false);
+    let detail = &report.warnings[0].detail;
+    assert!(detail.contains("(did you mean `field_3`?)"), "{detail}");
+    assert!(detail.contains("`field_19` and 10 more"), "{detail}");
+    assert!(!detail.contains("field_20"), "{detail}");
 }
 
 #[test]

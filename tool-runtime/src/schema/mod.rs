@@ -23,6 +23,7 @@ pub(crate) use import::import_input_schema;
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -591,9 +592,19 @@ impl ObjectShape {
         self.fields.iter().find(|f| f.name == name)
     }
 
+    /// The fields' names, for asking of many keys whether they name a field.
+    pub(crate) fn names(&self) -> FieldNames<'_> {
+        if self.fields.len() <= SCANNED_FIELDS {
+            FieldNames::Few(&self.fields)
+        } else {
+            FieldNames::Many(self.fields.iter().map(|f| f.name.as_str()).collect())
+        }
+    }
+
     /// Removes from `map` every key no field names, in one pass.
     pub(crate) fn retain_named(&self, map: &mut Map<String, Value>) {
-        map.retain(|key, _| self.field(key).is_some());
+        let names = self.names();
+        map.retain(|key, _| names.contains(key));
     }
 
     /// The object schema with `properties`, `required` and
@@ -632,6 +643,30 @@ impl ObjectShape {
             .as_ref()
             .map_or(Value::Bool(false), |shape| shape.render(direction));
         out.insert("additionalProperties".into(), others);
+    }
+}
+
+/// Objects up to this many fields are scanned for a name; larger ones (a
+/// remote schema may have thousands) are hashed.
+const SCANNED_FIELDS: usize = 16;
+
+/// An object's field names, looked up in time that does not grow with their
+/// number once there are many: asking it of every key sent costs O(keys),
+/// not O(keys x fields).
+pub(crate) enum FieldNames<'s> {
+    /// A few fields, scanned.
+    Few(&'s [Field]),
+    /// Many fields, hashed.
+    Many(HashSet<&'s str>),
+}
+
+impl FieldNames<'_> {
+    /// Whether `key` is a field's name.
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        match self {
+            FieldNames::Few(fields) => fields.iter().any(|f| f.name == key),
+            FieldNames::Many(names) => names.contains(key),
+        }
     }
 }
 
