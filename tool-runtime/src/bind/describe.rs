@@ -173,6 +173,8 @@ pub(crate) fn write_expected(out: &mut String, shape: &Shape) {
                 (None, None) => {}
             }
         }
+        // A schema of `"type": "null"` (or one no value fits).
+        Kind::Enum(values) if values.is_empty() => out.push_str(if shape.nullable { "null" } else { "no value" }),
         Kind::Enum(values) => {
             out.push_str("one of ");
             write_listed(out, values, |out, value| write_quoted_cut(out, value));

@@ -36,7 +36,9 @@ pub use params::{Params, parse_params};
 pub use typed::{Coerced, Slot};
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
-use crate::schema::{FieldNames, Kind, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds};
+use crate::schema::{
+    FieldNames, Kind, ListedNumbers, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds,
+};
 use crate::text::{clip, closest_name};
 
 /// How forgiving the binder is.
@@ -163,6 +165,7 @@ pub(crate) fn normalize(
         path: String::with_capacity(32),
         report: Report::default(),
         long_enums: HashMap::new(),
+        long_lists: HashMap::new(),
         suggestions: 0,
     };
     walker.object(params, arguments, true);
@@ -184,6 +187,7 @@ pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
             path: field.name.clone(),
             report: Report::default(),
             long_enums: HashMap::new(),
+            long_lists: HashMap::new(),
             suggestions: 0,
         };
         walker.value(&field.shape, &mut default.clone());
@@ -210,6 +214,8 @@ struct Walker {
     /// when first needed: checking a value against one costs O(1), not a
     /// scan, however many values the model sends.
     long_enums: HashMap<usize, EnumIndex>,
+    /// Indexes of the long lists of numbers met, likewise.
+    long_lists: HashMap<usize, ListedNumbers>,
     /// The closest field names searched for so far, for unknown keys.
     suggestions: usize,
 }
@@ -437,17 +443,18 @@ impl Walker {
     /// Handles a field sent as `null`; true when its key was removed.
     fn null_field(&mut self, presence: Presence, shape: &Shape, name: &str, map: &mut Map<String, Value>) -> bool {
         match presence {
+            // When the model was sent strict definitions, `null` is
+            // absence by design, not a value (a remote schema's nullable
+            // property included): what goes on leaves it out.
+            Presence::Optional | Presence::Defaulted if self.null_is_absent => {
+                map.remove(name);
+                true
+            }
             // `None` for an `Option`, which takes `null`.
             Presence::Optional if shape.nullable => false,
             // Not given, for an optional value that cannot be `null` (a
             // remote schema's): what goes on leaves it out.
             Presence::Optional => {
-                map.remove(name);
-                true
-            }
-            // When the model was sent strict definitions, `null` is
-            // absence by design, not a coercion.
-            Presence::Defaulted if self.null_is_absent => {
                 map.remove(name);
                 true
             }
@@ -499,10 +506,12 @@ impl Walker {
             out.push_str(&clip(&field.name));
             out.push('`');
         });
-        let fate = if top || !object.keeps_unknown {
-            "it was ignored"
-        } else {
+        // A remote object that admits other keys gets them (the
+        // arguments of a remote tool whose schema is open, too).
+        let fate = if object.keeps_unknown {
             "it was passed on as sent"
+        } else {
+            "it was ignored"
         };
         for key in unknown {
             let mark = self.enter_sent_key(&key);
@@ -775,7 +784,7 @@ impl Walker {
             );
             return self.error(ErrorCode::OutOfRange, detail);
         }
-        if shape.constraints.values.is_some() && !shape.value_listed(&Value::Number(integer_number(n))) {
+        if shape.constraints.values.is_some() && !self.listed(shape, &Value::Number(integer_number(n))) {
             return self.not_listed(shape, value);
         }
         if let Some((code, detail)) = coerced {
@@ -793,7 +802,7 @@ impl Walker {
                         let detail = format!("expected {}, got {}", expected(shape), float_text(f));
                         return self.error(ErrorCode::OutOfRange, detail);
                     }
-                    if !shape.value_listed(&Number::from_f64(f).map_or(Value::Null, Value::Number)) {
+                    if !self.listed(shape, &Number::from_f64(f).map_or(Value::Null, Value::Number)) {
                         return self.not_listed(shape, value);
                     }
                     self.warn(
@@ -818,8 +827,22 @@ impl Walker {
         if !shape.number_fits(f) {
             let detail = format!("expected {}, got {}", expected(shape), float_text(f));
             self.error(ErrorCode::OutOfRange, detail);
-        } else if !shape.value_listed(value) {
+        } else if !self.listed(shape, value) {
             self.not_listed(shape, value);
+        }
+    }
+
+    /// Whether `value` is one of the values `shape` lists, if it lists any:
+    /// a long list of numbers is looked up in an index made at its first
+    /// use in this binding, so a million items cost no scan each.
+    fn listed(&mut self, shape: &Shape, value: &Value) -> bool {
+        match (&shape.constraints.values, value) {
+            (Some(values), Value::Number(n)) if values.len() > SCANNED_ENUM => self
+                .long_lists
+                .entry(values.as_ptr() as usize)
+                .or_insert_with(|| ListedNumbers::new(values))
+                .contains(values, n),
+            _ => shape.value_listed(value),
         }
     }
 

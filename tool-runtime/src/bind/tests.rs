@@ -562,3 +562,62 @@ fn wrong_values_past_the_recorded_problems_are_counted() {
     assert_eq!(report.errors.len() + report.omitted_errors, 10_000);
     assert_eq!(report.errors.len(), 100);
 }
+
+/// A long list of numbers is looked up, not scanned per item, by the rule a
+/// short one is scanned with: `2` and `2.0` are one number, integers past
+/// 2^53 compare exactly.
+#[test]
+fn long_lists_of_numbers_bind_as_short_ones() {
+    let big = 1u64 << 60;
+    let listed: Vec<Value> = (0..1_000)
+        .map(|i| json!(i * 2))
+        .chain([json!(0.5), json!(big), json!(-3)])
+        .collect();
+    let probes = [
+        json!(4),
+        json!(4.0),
+        json!(5),
+        json!(0.5),
+        json!(-0.0),
+        json!(big),
+        json!(big + 1),
+        json!(-3),
+        json!("8"),
+    ];
+    for kind in [i64::shape(), f64::shape()] {
+        let long = kind.clone().constrain(Constraints {
+            values: Some(listed.clone()),
+            ..Constraints::default()
+        });
+        for probe in &probes {
+            let scanned = long.value_listed(probe) || probe.is_string();
+            let (_, _, errors) = lenient(&one("n", long.clone()), json!({ "n": probe }));
+            let fractional_for_integer = kind.type_name() == "integer" && *probe == json!(0.5);
+            if !fractional_for_integer {
+                assert_eq!(
+                    errors.is_empty(),
+                    scanned,
+                    "{probe} against a long list of {}",
+                    kind.type_name()
+                );
+            }
+        }
+    }
+    // Many items, each looked up.
+    let items = Vec::<u32>::shape();
+    let Kind::Array { items: item, .. } = &items.kind else {
+        unreachable!()
+    };
+    let item = (**item).clone().constrain(Constraints {
+        values: Some(listed.clone()),
+        ..Constraints::default()
+    });
+    let list = Shape::new(Kind::Array {
+        items: Box::new(item),
+        unique: false,
+    })
+    .describe("d");
+    let sent: Vec<u64> = (0..50_000).map(|i| (i % 1_000) * 2).collect();
+    let (_, _, errors) = lenient(&one("ids", list), json!({ "ids": sent }));
+    assert!(errors.is_empty(), "{errors:?}");
+}

@@ -188,6 +188,27 @@ pub(crate) fn openapi_schema(schema: &Value) -> Value {
             _ => out.extend(any_value()),
         }
     }
+    // A keyword of another type than the node's says nothing of its values
+    // (each applies to values of its own type), and Gemini refuses it
+    // ("properties: only allowed for OBJECT type"), as a schema written
+    // elsewhere may hold it.
+    let ty = out.get("type").and_then(Value::as_str).unwrap_or_default();
+    let foreign: &[&str] = match ty {
+        "OBJECT" => &["items", "minItems", "maxItems"],
+        "ARRAY" => &["properties", "required", "minProperties", "maxProperties"],
+        _ => &[
+            "properties",
+            "required",
+            "minProperties",
+            "maxProperties",
+            "items",
+            "minItems",
+            "maxItems",
+        ],
+    };
+    for key in foreign {
+        out.remove(*key);
+    }
     Value::Object(out)
 }
 
@@ -402,6 +423,11 @@ mod tests {
         );
         assert!(node.get("enum").is_none() || ty == Some("STRING"), "{path}: {node}");
         assert!(ty != Some("ARRAY") || node.get("items").is_some(), "{path}: {node}");
+        assert!(
+            ty == Some("OBJECT") || node.get("properties").is_none(),
+            "{path}: {node}"
+        );
+        assert!(ty == Some("ARRAY") || node.get("items").is_none(), "{path}: {node}");
         for (name, property) in node["properties"].as_object().into_iter().flatten() {
             assert_gemini_typed(property, &format!("{path}.{name}"));
         }
@@ -411,6 +437,31 @@ mod tests {
         for (i, member) in node["anyOf"].as_array().into_iter().flatten().enumerate() {
             assert_gemini_typed(member, &format!("{path}|{i}"));
         }
+    }
+
+    /// Some servers write object keywords on a string (a real Notion
+    /// schema did): Gemini refuses the whole request for it.
+    #[test]
+    fn keywords_of_another_type_are_dropped() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "properties": {"x": {}}, "required": ["x"], "items": {}},
+                "list": {"type": "array", "items": {"type": "integer"}, "properties": {"x": {}}},
+                "record": {"type": "object", "properties": {"a": {"type": "string"}}, "minItems": 1},
+            },
+        });
+        let out = openapi_schema(&schema);
+        assert_gemini_typed(&out, "root");
+        assert_eq!(out["properties"]["id"], json!({"type": "STRING"}));
+        assert_eq!(
+            out["properties"]["list"],
+            json!({"type": "ARRAY", "items": {"type": "INTEGER"}})
+        );
+        assert_eq!(
+            out["properties"]["record"],
+            json!({"type": "OBJECT", "properties": {"a": {"type": "STRING"}}})
+        );
     }
 
     #[test]

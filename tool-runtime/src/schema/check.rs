@@ -4,6 +4,7 @@
 //! the binder turns a "no" into an error the model reads.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use serde_json::{Number, Value};
 
@@ -187,6 +188,38 @@ impl Shape {
         let len = len as u64;
         c.min_items.is_none_or(|m| len >= m) && c.max_items.is_none_or(|m| len <= m)
     }
+}
+
+/// A long list of values, indexed for [`Shape::value_listed`]'s rule: the
+/// numbers by their value as a float, which any two numbers that rule finds
+/// the same share, each candidate then compared by the rule itself.
+pub(crate) struct ListedNumbers(HashMap<u64, Vec<usize>>);
+
+impl ListedNumbers {
+    pub(crate) fn new(values: &[Value]) -> Self {
+        let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
+        for (i, value) in values.iter().enumerate() {
+            if let Value::Number(n) = value {
+                index.entry(float_key(n)).or_default().push(i);
+            }
+        }
+        ListedNumbers(index)
+    }
+
+    /// Whether `n` is one of `values`, the list this index was made of.
+    pub(crate) fn contains(&self, values: &[Value], n: &Number) -> bool {
+        self.0.get(&float_key(n)).is_some_and(|places| {
+            places
+                .iter()
+                .any(|&i| matches!(&values[i], Value::Number(m) if same_number(m, n)))
+        })
+    }
+}
+
+/// A number's value as a float, `-0` and `0` alike, as a hash key.
+fn float_key(n: &Number) -> u64 {
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f == 0.0 { 0 } else { f.to_bits() }
 }
 
 /// Whether two JSON numbers are the same number: exactly for integers,

@@ -76,14 +76,63 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
         strip_null(node);
         node.insert("type".into(), Value::from("object"));
         node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+        move_root_checks_to_description(node);
     }
-    let shape = import_shape(&schema);
+    let shape = import_shape(&root_for_binding(&schema));
     for_providers(&mut schema);
     let params = match shape.kind {
         Kind::Object(object) => object,
         _ => ObjectShape::default(),
     };
     ImportedSchema { params, schema }
+}
+
+/// Keywords of a root that constrain the whole argument object in ways a
+/// provider refuses at the root (OpenAI: no `not`, `enum` or `anyOf`
+/// there): said in the description instead, and judged by the server.
+const ROOT_CHECKS: &[&str] = &["not", "enum", "const", "if", "then", "else"];
+
+/// The most characters of root checks quoted in the description.
+const ROOT_CHECKS_QUOTED: usize = 512;
+
+/// Moves [`ROOT_CHECKS`] into the root's description.
+fn move_root_checks_to_description(root: &mut Map<String, Value>) {
+    let moved: Map<String, Value> = ROOT_CHECKS
+        .iter()
+        .filter_map(|key| root.remove(*key).map(|value| ((*key).to_owned(), value)))
+        .collect();
+    if moved.is_empty() {
+        return;
+    }
+    let mut quoted = Value::Object(moved).to_string();
+    if quoted.chars().count() > ROOT_CHECKS_QUOTED {
+        quoted = quoted.chars().take(ROOT_CHECKS_QUOTED).collect::<String>() + "...";
+    }
+    append_to_description(root, &format!("The server also checks the arguments against: {quoted}"));
+}
+
+/// The root as the binder reads it: its properties and `required`,
+/// whatever else it says. A keyword outside the subset there
+/// (`minProperties`, `dependentRequired`, `patternProperties`) is the
+/// server's to judge; read as written it would make the whole argument
+/// object any value, its parameters lost to binding and to Gemini.
+fn root_for_binding(root: &Value) -> Value {
+    let Value::Object(root) = root else {
+        return root.clone();
+    };
+    let open = root.contains_key("patternProperties");
+    let kept = root
+        .iter()
+        .filter(|(key, _)| {
+            let key = key.as_str();
+            !(PASSED_THROUGH.contains(&key)
+                || ["minProperties", "maxProperties", "patternProperties"].contains(&key)
+                // Keys a pattern admits are no unknown keys to refuse.
+                || (open && key == "additionalProperties"))
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    Value::Object(kept)
 }
 
 /// Whether `node` can be a tool's input schema: an object node whose
@@ -124,7 +173,7 @@ fn import_shape(node: &Value) -> Shape {
         pattern: node
             .get("pattern")
             .and_then(Value::as_str)
-            .and_then(|p| Pattern::new(p).ok()),
+            .and_then(|p| Pattern::imported(p).ok()),
         min_items: node.get("minItems").and_then(Value::as_u64),
         max_items: node.get("maxItems").and_then(Value::as_u64),
         values: None,
@@ -144,8 +193,14 @@ fn import_shape(node: &Value) -> Shape {
         || (ty != Some("integer") && (node.contains_key("exclusiveMinimum") || node.contains_key("exclusiveMaximum")));
     let kind = if passes_through {
         Kind::Any
-    } else if let Some(values) = strings("const").or_else(|| strings("enum")) {
+    } else if only_null(node) {
+        // `null` and nothing else: an enum of no value, nullable below.
+        Kind::Enum(Vec::new())
+    } else if let Some(mut values) = strings("const").or_else(|| strings("enum")) {
         if matches!(ty, Some("string") | None) {
+            // The string keywords beside the list judge it once, here.
+            let text = Shape::new(Kind::String).constrain(constraints.clone());
+            values.retain(|value| text.check_text(value).is_ok());
             Kind::Enum(values)
         } else {
             Kind::Any
@@ -323,10 +378,13 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
     }
     let additional = node.get("additionalProperties");
     let rejects_unknown = additional == Some(&Value::Bool(false));
+    let no_properties = Map::new();
     let properties = match node.get("properties") {
         Some(Value::Object(properties)) => Some(properties),
         // No key at all.
         _ if rejects_unknown => return Kind::Object(ObjectShape::new(Vec::new(), true)),
+        // Keys that must be sent, of values the other keys' schema gives.
+        _ if required_names(node).next().is_some() => Some(&no_properties),
         _ => None,
     };
     // A bound on the number of keys of an object with fixed fields is
@@ -363,9 +421,12 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
             let default = schema.get("default").cloned();
             // Required stays required when `null` is allowed: the key must
             // be sent, `null` is one of its values.
+            // A nullable value beside a default (`["integer", "null"]` with
+            // `"default": 30`) takes `null` as a value of its own: the
+            // server applies its default to what is not sent.
             let presence = if required.contains_key(name.as_str()) {
                 Presence::Required
-            } else if default.is_some() {
+            } else if default.is_some() && !shape.nullable {
                 Presence::Defaulted
             } else {
                 Presence::Optional
@@ -417,6 +478,15 @@ fn admits_null(node: &Map<String, Value>) -> bool {
         Some(_) => false,
     };
     by_type && by_enum && node.get("const").is_none_or(Value::is_null)
+}
+
+/// Whether the node's `type` admits `null` and no other value.
+fn only_null(node: &Map<String, Value>) -> bool {
+    match node.get("type") {
+        Some(Value::String(ty)) => ty == "null",
+        Some(Value::Array(types)) => !types.is_empty() && types.iter().all(|ty| ty == "null"),
+        _ => false,
+    }
 }
 
 /// The node's one type besides `null`; `None` for none, or several.
@@ -509,13 +579,14 @@ const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "depen
 /// leaves optional properties non-nullable. A `$ref` it cannot follow (to
 /// another document, or to nothing) becomes any value: no `$ref` is left
 /// pointing at the definitions it drops. A `true` schema becomes `{}` and
-/// `false` `{"not": {}}`, as providers read only objects.
+/// `false` `{"not": {}}`, as providers read only objects; a value that is
+/// no schema at all (`"properties": {"a": "string"}`) becomes `{}`, any
+/// value, for the server to judge. Each node is [`repair`]ed.
 fn inline<'a>(node: &'a Value, root: &'a Value, depth: usize, state: &mut Inlining<'a>) -> Value {
     let object = match node {
         Value::Object(object) => object,
-        Value::Bool(true) => return Value::Object(Map::new()),
         Value::Bool(false) => return serde_json::json!({"not": {}}),
-        other => return other.clone(),
+        _ => return Value::Object(Map::new()),
     };
     if depth > MAX_DEPTH {
         return Value::Object(Map::new());
@@ -534,11 +605,12 @@ fn inline<'a>(node: &'a Value, root: &'a Value, depth: usize, state: &mut Inlini
         state.resolving.push(reference.to_owned());
         let resolved = inline(target, root, depth + 1, state);
         state.resolving.pop();
-        let siblings: Map<String, Value> = object
+        let mut siblings: Map<String, Value> = object
             .iter()
             .filter(|(key, _)| *key != "$ref" && !is_dropped(key))
             .map(|(key, value)| (key.clone(), inline_keyword(key, value, root, depth, state)))
             .collect();
+        repair(&mut siblings);
         return with_siblings(resolved, siblings);
     }
     let mut out = Map::new();
@@ -549,9 +621,113 @@ fn inline<'a>(node: &'a Value, root: &'a Value, depth: usize, state: &mut Inlini
         }
         out.insert(key.clone(), inline_keyword(key, value, root, depth, state));
     }
+    repair(&mut out);
     fold_null_union(&mut out, "anyOf");
     fold_null_union(&mut out, "oneOf");
     Value::Object(out)
+}
+
+/// The types JSON Schema names.
+const TYPES: &[&str] = &["null", "boolean", "object", "array", "number", "string", "integer"];
+
+/// Keywords whose value is a count: a whole number, zero or more.
+const COUNT_KEYWORDS: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
+];
+
+/// Makes one node well-formed JSON Schema 2020-12, which every provider
+/// demands (the Anthropic API refuses a request when one of its tools has
+/// a malformed schema): draft 4's forms are written as 2020-12 writes them,
+/// a count written as `2.0` is `2`, and a keyword whose value no draft
+/// admits (a `type` no type is called, a `pattern` that is no string) is
+/// dropped. The server still judges the arguments by its own schema.
+fn repair(node: &mut Map<String, Value>) {
+    // Draft 4: a `true` exclusive bound makes the bound beside it exclusive.
+    for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+        if let Some(Value::Bool(on)) = node.get(exclusive) {
+            let on = *on;
+            node.remove(exclusive);
+            if on && let Some(number @ Value::Number(_)) = node.remove(bound) {
+                node.insert(exclusive.into(), number);
+            }
+        }
+    }
+    // Draft 4: `items` as a list gives the first items' schemas, and
+    // `additionalItems` the rest's.
+    if matches!(node.get("items"), Some(Value::Array(_)))
+        && let Some(prefix) = node.remove("items")
+    {
+        node.entry("prefixItems").or_insert(prefix);
+        if let Some(rest) = node.remove("additionalItems") {
+            node.insert("items".into(), rest);
+        }
+    }
+    for key in COUNT_KEYWORDS {
+        let count = node.get(*key).map(|value| match value {
+            Value::Number(n) => n.as_u64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 2f64.powi(53))
+                    .map(|f| f as u64)
+            }),
+            _ => None,
+        });
+        match count {
+            Some(Some(count)) => {
+                node.insert((*key).into(), Value::from(count));
+            }
+            Some(None) => {
+                node.remove(*key);
+            }
+            None => {}
+        }
+    }
+    node.retain(|key, value| match key.as_str() {
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
+        "multipleOf" => value.as_f64().is_some_and(|f| f > 0.0),
+        "pattern" | "description" | "title" | "format" | "$comment" => value.is_string(),
+        "uniqueItems" => value.is_boolean(),
+        "enum" => value.is_array(),
+        "properties" | "patternProperties" | "dependentSchemas" | "dependencies" => value.is_object(),
+        "anyOf" | "oneOf" | "allOf" | "prefixItems" => value.as_array().is_some_and(|members| !members.is_empty()),
+        _ => true,
+    });
+    match node.get_mut("type") {
+        Some(Value::Array(types)) => {
+            let mut seen = Vec::with_capacity(types.len());
+            types.retain(|ty| match ty.as_str() {
+                Some(name) if TYPES.contains(&name) && !seen.contains(&name.to_owned()) => {
+                    seen.push(name.to_owned());
+                    true
+                }
+                _ => false,
+            });
+            if types.is_empty() {
+                node.remove("type");
+            }
+        }
+        Some(Value::String(ty)) if TYPES.contains(&ty.as_str()) => {}
+        Some(_) => {
+            node.remove("type");
+        }
+        None => {}
+    }
+    match node.get_mut("required") {
+        Some(Value::Array(names)) => {
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|name| name.as_str().is_some_and(|name| seen.insert(name.to_owned())));
+        }
+        Some(_) => {
+            node.remove("required");
+        }
+        None => {}
+    }
 }
 
 /// What a `$ref` names (`resolved`) with the keys written beside it, which
@@ -633,7 +809,11 @@ fn inline_keyword<'a>(key: &str, value: &'a Value, root: &'a Value, depth: usize
         Value::Object(schemas) if SCHEMA_MAP_KEYWORDS.contains(&key) => Value::Object(
             schemas
                 .iter()
-                .map(|(name, schema)| (name.clone(), inline_one(schema)))
+                .map(|(name, schema)| match schema {
+                    // Names the key requires, not a schema.
+                    Value::Array(_) if key == "dependencies" => (name.clone(), schema.clone()),
+                    _ => (name.clone(), inline_one(schema)),
+                })
                 .collect(),
         ),
         _ if SCHEMA_KEYWORDS.contains(&key) => inline_one(value),
@@ -929,6 +1109,12 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
         return;
     }
     let others: Vec<&Value> = members.iter().filter(|m| !is_null_schema(m)).collect();
+    // `null` alone, however often listed.
+    if others.is_empty() && !node.contains_key("type") {
+        node.remove(key);
+        node.insert("type".into(), Value::from("null"));
+        return;
+    }
     let [Value::Object(only)] = others.as_slice() else {
         return;
     };
@@ -1664,6 +1850,162 @@ mod tests {
         assert_eq!(args["ids"], json!([1, 2]), "1 and 1.0 are the same number");
     }
 
+    /// One malformed tool fails every request that carries it (the
+    /// Anthropic API checks each schema against 2020-12): what the import
+    /// sends on is well-formed whatever the server wrote.
+    #[test]
+    fn malformed_schemas_are_sent_well_formed() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "word": "string",
+                "above": {"type": "integer", "minimum": 0, "exclusiveMinimum": true},
+                "below": {"type": "number", "maximum": 9, "exclusiveMaximum": false},
+                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false},
+                "short": {"type": "string", "minLength": 1.5, "maxLength": 3.0},
+                "loose": {"type": "any", "description": 5},
+                "two": {"type": ["string", "string", "wat"]},
+                "pointed": {"$ref": "#/properties/above/type"},
+                "listed": {"type": "object", "properties": {"x": {}}, "required": ["x", "x", 3]},
+            },
+            "required": ["word", "word"],
+        });
+        let imported = import_input_schema(&schema);
+        let sent = &imported.schema;
+        if let Err(e) = jsonschema::draft202012::meta::validate(sent) {
+            panic!("not a 2020-12 schema: {e}\n{sent:#}");
+        }
+        let properties = &sent["properties"];
+        assert_eq!(properties["word"], json!({}));
+        assert_eq!(properties["above"], json!({"type": "integer", "exclusiveMinimum": 0}));
+        assert_eq!(properties["below"], json!({"type": "number", "maximum": 9}));
+        assert_eq!(
+            properties["pair"],
+            json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": {"not": {}}})
+        );
+        assert_eq!(properties["short"], json!({"type": "string", "maxLength": 3}));
+        assert_eq!(properties["two"], json!({"type": "string"}));
+        assert_eq!(properties["listed"]["required"], json!(["x"]));
+        assert_eq!(sent["required"], json!(["word"]));
+        // The binder reads the repaired schema: an exclusive bound, and a
+        // count written as a float.
+        let (_, _, errors) = bind(&imported, json!({"word": 1, "above": 0, "short": "abcd"}));
+        assert_eq!(errors, ["out_of_range:above", "out_of_range:short"]);
+    }
+
+    /// A keyword of the root outside the subset is the server's to judge;
+    /// the parameters are still read, and what a provider refuses at the
+    /// root is said in the description.
+    #[test]
+    fn root_keywords_outside_the_subset_keep_the_parameters() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "description": "Search.",
+            "properties": {"q": {"type": "integer"}},
+            "required": ["q"],
+            "minProperties": 1,
+            "not": {"required": ["banned"]},
+        }));
+        assert_eq!(imported.params.fields.len(), 1);
+        let (args, warnings, errors) = bind(&imported, json!({"q": "42", "extra": 1}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(args["q"], json!(42));
+        assert_eq!(
+            warnings,
+            ["string_literal_converted_to_integer:q", "unknown_parameter:extra"]
+        );
+        assert!(imported.schema.get("not").is_none(), "{}", imported.schema);
+        let description = imported.schema["description"].as_str().unwrap();
+        assert!(
+            description.starts_with("Search. The server also checks the arguments against: {\"not\""),
+            "{description}"
+        );
+        // An open root passes unknown keys on, and says so.
+        let mut args = json!({"q": 1, "extra": 1}).as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert!(
+            report.warnings[0].detail.ends_with("it was passed on as sent"),
+            "{:?}",
+            report.warnings
+        );
+        // Keys a root pattern admits are no unknown keys to refuse.
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {"q": {"type": "integer"}},
+            "patternProperties": {"^x-": {"type": "string"}},
+            "additionalProperties": false,
+        }));
+        let (_, _, errors) = bind(&imported, json!({"q": "1", "x-trace": "t"}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!imported.params.rejects_unknown);
+    }
+
+    /// Matching costs a pattern's compiled size times the text's length:
+    /// a remote pattern too big to match cheaply is left to the server.
+    #[test]
+    fn huge_remote_patterns_are_left_to_the_server() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "capped": {"type": "string", "pattern": "^.{0,100000}$"},
+                "word": {"type": "string", "pattern": "^[a-z]{1,64}$"},
+            },
+        }));
+        let pattern = |name: &str| imported.params.field(name).unwrap().shape.constraints.pattern.clone();
+        assert!(pattern("capped").is_none());
+        assert!(pattern("word").is_some());
+        let (_, _, errors) = bind(&imported, json!({"capped": "x".repeat(200_000), "word": "Ab"}));
+        assert_eq!(errors, ["pattern_mismatch:word"]);
+    }
+
+    #[test]
+    fn null_only_types_counts_enums_and_required_keys_bind_as_the_schema_says() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "nothing": {"type": "null"},
+                "short": {"type": "string", "enum": ["a", "bb", "ccc"], "maxLength": 2},
+                "record": {"type": "object", "required": ["id"], "additionalProperties": {"type": "integer"}},
+            },
+        }));
+        let (_, _, errors) = bind(
+            &imported,
+            json!({"nothing": null, "short": "bb", "record": {"id": "7"}}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let (_, _, errors) = bind(&imported, json!({"nothing": "x", "short": "ccc", "record": {}}));
+        assert_eq!(
+            errors,
+            [
+                "enum_out_of_range:nothing",
+                "missing_required:record.id",
+                "enum_out_of_range:short"
+            ]
+        );
+    }
+
+    /// Under strict definitions `null` means "not given", for a remote
+    /// nullable property too; otherwise a nullable property's `null` is a
+    /// value, even beside a default.
+    #[test]
+    fn null_for_a_remote_nullable_property() {
+        let imported = import_input_schema(&json!({
+            "type": "object",
+            "properties": {
+                "assignee": {"type": ["string", "null"]},
+                "timeout": {"type": ["integer", "null"], "default": 30},
+            },
+        }));
+        let sent = json!({"assignee": null, "timeout": null});
+        let (args, warnings, errors) = bind(&imported, sent.clone());
+        assert!(warnings.is_empty() && errors.is_empty(), "{warnings:?} {errors:?}");
+        assert_eq!(Value::Object(args), sent);
+        let mut args = sent.as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Strict, true);
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert!(args.is_empty(), "{args:?}");
+    }
+
     #[test]
     fn null_is_taken_where_the_remote_schema_takes_it() {
         let imported = import_input_schema(&json!({
@@ -1742,6 +2084,13 @@ mod properties {
             Just(json!({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10.5})),
             Just(json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["ghost"]})),
             Just(json!(true)),
+            // Only `null`; counts written as floats; string keywords beside
+            // an enum; keys required of an object of free keys.
+            Just(json!({"type": "null"})),
+            Just(json!({"type": "string", "minLength": 2.0, "maxLength": 3.0})),
+            Just(json!({"type": "array", "maxItems": 1.0})),
+            Just(json!({"type": "string", "enum": ["a", "bb"], "minLength": 2})),
+            Just(json!({"type": "object", "required": ["a"], "additionalProperties": {"type": "integer"}})),
             (prop_oneof![Just("integer"), Just("number")], bounds).prop_map(|(ty, (min, max))| {
                 let mut schema = json!({"type": ty});
                 if let Some(min) = min {
@@ -1824,7 +2173,9 @@ mod properties {
                     .clone()
                     .prop_map(|schema| json!({"anyOf": [schema, {"type": "null"}]})),
                 inner.prop_map(|mut schema| {
-                    if let Some(Value::String(ty)) = schema.get("type").cloned() {
+                    if let Some(Value::String(ty)) = schema.get("type").cloned()
+                        && ty != "null"
+                    {
                         schema["type"] = json!([ty, "null"]);
                     }
                     schema
@@ -1897,10 +2248,15 @@ mod properties {
             root in object(loose_schema()),
             definition in leaf(),
             args in proptest::collection::btree_map(proptest::sample::select(&NAMES[..]), argument(), 0..4),
+            root_count in any::<bool>(),
         ) {
             let mut root = root;
             root["$defs"] = json!({"D": definition});
+            if root_count {
+                root["minProperties"] = json!(1);
+            }
             let imported = import_input_schema(&root);
+            prop_assert!(jsonschema::draft202012::meta::is_valid(&imported.schema), "{}", imported.schema);
             let validator = jsonschema::draft202012::new(&root).expect("the generated schema compiles");
             let mut args: Map<String, Value> = args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
             if validator.is_valid(&Value::Object(args.clone())) {
@@ -1919,6 +2275,7 @@ mod properties {
             let mut root = root;
             root["$defs"] = json!({"D": definition});
             let imported = import_input_schema(&root);
+            prop_assert!(jsonschema::draft202012::meta::is_valid(&imported.schema), "{}", imported.schema);
             let validator = jsonschema::draft202012::new(&root).expect("the generated schema compiles");
             let mut args: Map<String, Value> = args.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
             let valid_as_sent = validator.is_valid(&Value::Object(args.clone()));

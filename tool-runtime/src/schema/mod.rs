@@ -17,7 +17,7 @@ mod import;
 mod ordered;
 pub(crate) mod param;
 
-pub(crate) use check::{MAX_DEPTH, TextProblem, nesting_exceeds};
+pub(crate) use check::{ListedNumbers, MAX_DEPTH, TextProblem, nesting_exceeds};
 #[cfg(feature = "mcp")]
 pub(crate) use import::import_input_schema;
 pub use ordered::Schema;
@@ -233,6 +233,11 @@ impl Constraints {
     }
 }
 
+/// The most bytes a remote schema's pattern may compile to: room for any
+/// pattern a person writes (a UUID, an e-mail address, `^[a-z]{1,64}$`).
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+const IMPORTED_PATTERN_BYTES: usize = 32 * 1024;
+
 /// A compiled `pattern` constraint, kept with its source text.
 ///
 /// The syntax is that of the `regex-lite` crate (Perl-style, no Unicode
@@ -247,6 +252,23 @@ impl Pattern {
     /// Compiles `source`; an error names what is wrong with it.
     pub fn new(source: &str) -> Result<Self, String> {
         let regex = regex_lite::Regex::new(source).map_err(|e| e.to_string())?;
+        Ok(Pattern {
+            source: source.into(),
+            regex,
+        })
+    }
+
+    /// Compiles a pattern written elsewhere (a remote tool's schema), whose
+    /// size is not trusted: matching costs its compiled size times the
+    /// text's length, so a pattern that compiles to more than
+    /// [`IMPORTED_PATTERN_BYTES`] (`^.{0,100000}$`, say) is an error, and
+    /// its strings are left for the server to judge.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn imported(source: &str) -> Result<Self, String> {
+        let regex = regex_lite::RegexBuilder::new(source)
+            .size_limit(IMPORTED_PATTERN_BYTES)
+            .build()
+            .map_err(|e| e.to_string())?;
         Ok(Pattern {
             source: source.into(),
             regex,
@@ -535,7 +557,7 @@ pub(crate) fn append_to_description(node: &mut Map<String, Value>, note: &str) {
 /// `{"type": "T"}` becomes `{"type": ["T", "null"]}`; an `enum` gains `null`.
 pub(crate) fn make_nullable(node: &mut Map<String, Value>) {
     match node.get_mut("type") {
-        Some(Value::String(t)) => {
+        Some(Value::String(t)) if t != "null" => {
             let t = std::mem::take(t);
             node.insert("type".into(), serde_json::json!([t, "null"]));
         }
