@@ -29,7 +29,13 @@
 //! is: no `$ref`, `$defs` or `$schema`, no `title`, no `anyOf` with `null`,
 //! no `default: null`, no property nullable (an optional one is left
 //! out of `required`, a required one stays in it), and no array without
-//! `items`.
+//! `items`. What is sent on is well-formed 2020-12 whatever the server
+//! wrote (see [`repair`]): one malformed tool would fail every request.
+//! At the root, keywords outside the subset (`minProperties`, `not`) are
+//! the server's to judge and never cost the parameters their binding;
+//! those a provider refuses at the root are said in the description. A
+//! `pattern` that compiles too large to match cheaply is left to the
+//! server.
 
 use serde_json::{Map, Value};
 
