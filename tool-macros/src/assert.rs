@@ -15,36 +15,23 @@ use syn::spanned::Spanned;
 use crate::ast::{ToolFn, contains_impl_trait};
 
 /// Assertions for a `#[tool]`: the return type is `Serialize` or
-/// `IntoToolOutput`; a string default's type is made from `&str`. Items for
-/// the generated block, which imports the runtime as `__rt`.
+/// `IntoToolOutput`; a `Result`'s error type is `Display`; a string
+/// default's type is made from `&str`. A block of its own inside the
+/// generated one, which imports the runtime as `__rt`: its items (named
+/// `return_type`, `string_default`, ...) then shadow nothing the dispatcher
+/// or a default expression names, such as a user's function of that name.
 pub fn tool(model: &ToolFn<'_>) -> TokenStream {
-    let rt = &model.rt;
-    let p = crate::emit::private();
-    // Neither `IntoToolOutput` nor `Serialize`: the method's bound fails
-    // with the message `IntoToolOutput` carries.
     let output = output_type(model).map(|ty| {
-        // The call is spanned at the type, so the error points at it.
-        let call = quote_spanned! {ty.span()=>
-            (&&#p::OutputProbe::<#ty>::new()).assert_return_type();
-        };
+        let p = crate::emit::private();
+        let probe = quote!(#p::OutputProbe::<#ty>::new());
+        let check = return_type_check(model, probe, ty);
         quote! {
-            trait ToolReturnType<T> {
-                fn assert_return_type(&self)
-                where
-                    T: #rt::IntoToolOutput,
-                {
-                }
-            }
-
-            impl<T> ToolReturnType<T> for #p::OutputProbe<T> {}
-
             fn return_type() {
-                #[allow(unused_imports)]
-                use #p::{AssertIntoToolOutput as _, AssertSerialize as _};
-                #call
+                #check
             }
         }
     });
+    let error = error_type(model);
     // The type is inferred, not written in the call: the error then points
     // at the default, not at the type.
     let defaults: Vec<TokenStream> = model
@@ -74,7 +61,65 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
     // here, so the error's notes name nothing of the runtime's. They open
     // the generated block (see `expand::generate`), before any code that
     // relies on what they check.
-    quote!(#output #defaults)
+    quote! {
+        const _: () = {
+            #output
+            #error
+            #defaults
+        };
+    }
+}
+
+/// The statements that check the return type `ty`, read by `probe`, an
+/// `OutputProbe<T>` expression: the failing case, a trait whose method's
+/// `T: IntoToolOutput` bound fails with the message `IntoToolOutput`
+/// carries, and the call that autoref specialization resolves to an
+/// accepting trait when `T` has a reading (`IntoToolOutput`, a `Result` of
+/// a `Serialize` value, `Serialize`). Also emitted where the value is at
+/// hand, for a type that cannot be written (`impl Trait`): see `invoke`.
+pub fn return_type_check(model: &ToolFn<'_>, probe: TokenStream, ty: &syn::Type) -> TokenStream {
+    let rt = &model.rt;
+    let p = crate::emit::private();
+    // The call is spanned at the type, so the error points at it.
+    let call = quote_spanned!(ty.span()=> (&&&#probe).assert_return_type(););
+    quote! {
+        trait ToolReturnType<T> {
+            fn assert_return_type(&self)
+            where
+                T: #rt::IntoToolOutput,
+            {
+            }
+        }
+
+        impl<T> ToolReturnType<T> for #p::OutputProbe<T> {}
+
+        #[allow(unused_imports)]
+        use #p::{AssertIntoToolOutput as _, AssertResult as _, AssertSerialize as _};
+        #call
+    }
+}
+
+/// `E: Display` for a tool returning `Result<T, E>`, spanned at `E`: the
+/// message of `Err(e)` is what the model reads.
+fn error_type(model: &ToolFn<'_>) -> Option<TokenStream> {
+    let syn::ReturnType::Type(_, ty) = &model.item.sig.output else {
+        return None;
+    };
+    let error = crate::emit::result_err_type(ty)?;
+    let bound = crate::emit::respan(quote!(#error: ToolErrorType,), error.span());
+    Some(quote! {
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` cannot be a tool's error type: it does not implement `Display`",
+            label = "implement `Display` for this type, or return `ToolError`",
+            note = "a tool's `Err(e)` becomes an error result whose text, `e.to_string()`, is what the model reads"
+        )]
+        trait ToolErrorType {}
+
+        #[diagnostic::do_not_recommend]
+        impl<T: ::core::fmt::Display> ToolErrorType for T {}
+
+        fn error_type() where #bound {}
+    })
 }
 
 /// The assertion for `#[derive(ToolParam)]`: the type is `Deserialize`.
@@ -108,7 +153,8 @@ pub fn derive(input: &syn::DeriveInput, rt: &syn::Path) -> TokenStream {
 }
 
 /// The type the output is read from: the return type, or `T` of a
-/// `Result<T, E>`; `None` for `()` and types naming `impl Trait`.
+/// `Result<T, E>`; `None` for `()` and types naming `impl Trait` (checked
+/// where the value is at hand instead).
 fn output_type<'a>(model: &'a ToolFn<'_>) -> Option<&'a syn::Type> {
     let syn::ReturnType::Type(_, ty) = &model.item.sig.output else {
         return None;

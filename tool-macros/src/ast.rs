@@ -80,9 +80,11 @@ impl<'a> ToolFn<'a> {
         self.args.description.as_deref().or(self.docs.description.as_deref())
     }
 
-    /// The generated struct's name: `search_files` -> `SearchFiles`.
-    pub fn struct_ident(&self) -> syn::Ident {
-        syn::Ident::new(&upper_camel(&unraw(self.fn_ident())), self.fn_ident().span())
+    /// The generated struct's name: `search_files` -> `SearchFiles`; `None`
+    /// when the function's name gives none (`__`), which `valid` reports.
+    pub fn struct_ident(&self) -> Option<syn::Ident> {
+        let name = struct_name(&unraw(self.fn_ident()))?;
+        Some(syn::Ident::new(&name, self.fn_ident().span()))
     }
 
     /// Whether the function takes `self` (then no item can be emitted
@@ -125,6 +127,12 @@ impl<'a> Param<'a> {
         };
         let param_attrs = cx.handle(ParamAttrs::from_attributes(attrs));
         let mut attrs_ok = param_attrs.is_some();
+        for attr in attrs.iter().filter(|a| crate::attr::is_cfg(a)) {
+            cx.spanned(
+                attr.path(),
+                "#[tool] cannot see whether `cfg` removes this parameter (cfg is evaluated after the macro runs): gate the whole tool with #[cfg(...)] instead, or keep the parameter",
+            );
+        }
         for path in attrs.iter().filter_map(crate::attr::cfg_param) {
             cx.spanned(
                 path,
@@ -408,6 +416,22 @@ pub fn unraw(ident: &syn::Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
+/// The name of the struct `#[tool]` makes of a function named `fn_name`:
+/// its UpperCamelCase, with one leading `_` kept when it would start with a
+/// digit (`_3d_view` -> `_3dView`). `None` when that is no identifier a
+/// struct can have: empty (`__`) or a keyword (`self_` -> `Self`).
+pub fn struct_name(fn_name: &str) -> Option<String> {
+    let camel = upper_camel(fn_name);
+    let name = if camel.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{camel}")
+    } else {
+        camel
+    };
+    // `syn` parses no keyword and no digit-led text as an identifier, and
+    // unlike `Ident::new` it returns an error instead of panicking.
+    syn::parse_str::<syn::Ident>(&name).ok().map(|_| name)
+}
+
 /// `search_files` -> `SearchFiles`.
 pub fn upper_camel(snake: &str) -> String {
     snake
@@ -432,6 +456,17 @@ mod tests {
         assert_eq!(upper_camel("search_files"), "SearchFiles");
         assert_eq!(upper_camel("get_v2_data"), "GetV2Data");
         assert_eq!(upper_camel("_private_tool"), "PrivateTool");
+    }
+
+    #[test]
+    fn every_function_name_gives_a_struct_name_or_none() {
+        assert_eq!(struct_name("search_files").as_deref(), Some("SearchFiles"));
+        assert_eq!(struct_name("_3d_view").as_deref(), Some("_3dView"));
+        assert_eq!(struct_name("v2").as_deref(), Some("V2"));
+        assert_eq!(struct_name("größe").as_deref(), Some("Größe"));
+        assert_eq!(struct_name("__"), None);
+        assert_eq!(struct_name("_"), None);
+        assert_eq!(struct_name("self_"), None);
     }
 
     #[test]

@@ -211,6 +211,35 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// Whether `name` is a valid parameter or field name on the wire:
+/// `^[a-zA-Z0-9_.-]{1,64}$`, which Anthropic requires of property keys.
+pub fn is_valid_property_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// Why a property name is refused, and what to write: the message of the
+/// error at the name. `how` says how to give another name.
+pub fn property_name_message(name: &str, how: &str) -> String {
+    let why = match name.len() {
+        0 => "it is empty".to_owned(),
+        n if n > 64 => format!("it is {n} bytes long"),
+        _ => "it has other characters".to_owned(),
+    };
+    format!(
+        "`{name}` is not a valid name on the wire ({why}): providers accept 1 to 64 ASCII letters, digits, `_`, `.` or `-` (^[a-zA-Z0-9_.-]{{1,64}}$); {how}"
+    )
+}
+
+/// Whether an attribute is `#[cfg(...)]`. On a parameter it is an error:
+/// the macro sees the parameter before `cfg` removes it, so the call it
+/// generates would pass an argument the function no longer takes.
+pub fn is_cfg(attr: &syn::Attribute) -> bool {
+    attr.path().is_ident("cfg")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +288,17 @@ mod tests {
         assert!(is_param_attr(&attr));
         let other: syn::Attribute = syn::parse_quote!(#[cfg_attr(test, allow(unused))]);
         assert!(cfg_param(&other).is_none());
+    }
+
+    #[test]
+    fn wire_names_are_ascii_and_short() {
+        assert!(is_valid_property_name("max_results"));
+        assert!(is_valid_property_name("a.b-c_9"));
+        assert!(!is_valid_property_name("filter[id]"));
+        assert!(!is_valid_property_name("größe"));
+        assert!(!is_valid_property_name(""));
+        assert!(is_valid_property_name(&"x".repeat(64)));
+        assert!(!is_valid_property_name(&"x".repeat(65)));
     }
 
     #[test]

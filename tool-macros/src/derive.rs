@@ -18,8 +18,8 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
     };
-    let rt = crate_path(&input.attrs);
     let mut cx = Ctxt::new();
+    let rt = crate_path(&input.attrs, &mut cx);
     let container = serde_attrs(&input.attrs, &mut cx);
     for (span, what) in [(container.tag, "internally tagged"), (container.untagged, "untagged")] {
         if let Some(span) = span {
@@ -64,11 +64,12 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
 }
 
 /// `#[param(crate = path)]` (or `crate = "path"`) on the type, else
-/// `::tool_runtime`.
-fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
+/// `::tool_runtime`. Any other key there is an error: it would otherwise
+/// be silently ignored (bounds and descriptions go on the fields).
+fn crate_path(attrs: &[syn::Attribute], cx: &mut Ctxt) -> syn::Path {
+    let mut path = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("param")) {
-        let mut path = None;
-        let _ = attr.parse_nested_meta(|meta| {
+        let parsed = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
                 path = match meta.value()?.parse::<syn::Expr>()? {
                     syn::Expr::Lit(syn::ExprLit {
@@ -78,15 +79,22 @@ fn crate_path(attrs: &[syn::Attribute]) -> syn::Path {
                     _ => None,
                 };
             } else {
+                let key = meta.path.get_ident().map_or_else(|| "this key".to_owned(), |i| format!("`{i}`"));
+                cx.spanned(
+                    &meta.path,
+                    format!(
+                        "{key} does not apply to the type itself: on a derived type, #[param(...)] takes only `crate = path`; describe the type with its doc comment and put bounds on its fields"
+                    ),
+                );
                 skip_value(&meta)?;
             }
             Ok(())
         });
-        if let Some(path) = path {
-            return path;
+        if let Err(e) = parsed {
+            cx.at(e.span(), e);
         }
     }
-    syn::parse_quote!(::tool_runtime)
+    path.unwrap_or_else(|| syn::parse_quote!(::tool_runtime))
 }
 
 /// The expression of a struct's shape.
@@ -100,9 +108,7 @@ fn struct_kind(
     let fields = match &data.fields {
         syn::Fields::Named(named) => &named.named,
         syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
-            // A newtype deserializes as its inner value.
-            let ty = &unnamed.unnamed[0].ty;
-            return Some(quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape()));
+            return Some(newtype_shape(rt, &unnamed.unnamed[0], cx));
         }
         other => {
             cx.spanned(
@@ -142,10 +148,11 @@ fn struct_kind(
             crate::valid::check_std_default(*span, &attrs.bounds, &field.ty, cx);
         }
         let rust_name = crate::ast::unraw(ident);
-        let wire = serde
-            .rename
-            .clone()
-            .unwrap_or_else(|| rule.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)));
+        let wire = match &serde.rename {
+            Some(rename) => rename.value(),
+            None => rule.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)),
+        };
+        check_field_wire_name(&wire, ident, serde.rename.as_ref(), cx);
         // As for a tool's parameter, a blank `description = ""` is none.
         let description = attrs
             .description
@@ -193,6 +200,70 @@ fn struct_kind(
     Some(quote! {
         #rt::__private::object_shape(::std::vec![#(#out),*], #rejects_unknown)
     })
+}
+
+/// The shape of a newtype: its inner value's, as serde reads it, with the
+/// bounds of `#[param(...)]` on the field. The field's other keys have no
+/// place in it and are errors, never silently ignored.
+fn newtype_shape(rt: &syn::Path, field: &syn::Field, cx: &mut Ctxt) -> TokenStream {
+    let ty = &field.ty;
+    // Only for its errors: `with`, `alias` and the like are refused here too.
+    let _ = serde_attrs(&field.attrs, cx);
+    let attrs = cx.handle(ParamAttrs::from_attributes(&field.attrs)).unwrap_or_default();
+    if attrs.description.is_some() {
+        let span = param_key_span(&field.attrs, "description").unwrap_or_else(|| ty.span());
+        cx.at(
+            span,
+            "a newtype is described by its own doc comment, not its field's: move the description to the type",
+        );
+    }
+    if let Some(default) = &attrs.default {
+        cx.at(
+            default.span(),
+            "a newtype's field has no default of its own: give the parameter that takes the newtype one, #[param(default = ...)]",
+        );
+    }
+    if let Some(rename) = &attrs.rename {
+        cx.at(
+            rename.span(),
+            "a newtype's field has no name on the wire: the newtype is read as its inner value",
+        );
+    }
+    crate::valid::check_bounds(&attrs.bounds, ty, cx);
+    let constrain = attrs
+        .bounds
+        .to_tokens(&quote!(#rt::__private))
+        .map(|c| quote!(.constrain(#c)));
+    quote_spanned!(ty.span()=> <#ty as #rt::__private::ToolParam>::shape() #constrain)
+}
+
+/// Where `key` is written in the `#[param(...)]` attributes of `attrs`.
+fn param_key_span(attrs: &[syn::Attribute], key: &str) -> Option<Span> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("param")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident(key) {
+                found.get_or_insert(meta.path.span());
+            }
+            skip_value(&meta)
+        });
+    }
+    found
+}
+
+/// A field's wire name must be one every provider accepts as a property
+/// key: reported at serde's rename string, else at the field's name.
+fn check_field_wire_name(wire: &str, ident: &syn::Ident, rename: Option<&syn::LitStr>, cx: &mut Ctxt) {
+    if crate::attr::is_valid_property_name(wire) {
+        return;
+    }
+    match rename {
+        Some(rename) => cx.spanned(rename, crate::attr::property_name_message(wire, "choose another")),
+        None => cx.spanned(
+            ident,
+            crate::attr::property_name_message(wire, "give it one with #[serde(rename = \"...\")]"),
+        ),
+    }
 }
 
 /// The expression of the value serde gives an absent field: the field's
@@ -251,11 +322,24 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
         if serde.skip {
             continue;
         }
-        let name = variant.ident.to_string();
-        let wire = serde
-            .rename
-            .clone()
-            .unwrap_or_else(|| container.rename_all.map_or(name.clone(), |r| r.apply_to_variant(&name)));
+        if let Some(span) = serde.untagged {
+            cx.at(
+                span,
+                "#[serde(untagged)] on a variant is not supported in tool parameters: serde reads an untagged unit variant from `null`, not from its name, which the schema lists",
+            );
+        }
+        for attr in variant.attrs.iter().filter(|a| a.path().is_ident("param")) {
+            cx.spanned(
+                attr,
+                "#[param] does not apply to an enum variant: its doc comment describes it to the model, and #[serde(rename = \"...\")] names it",
+            );
+        }
+        // serde names a raw variant (`r#Type`) without its `r#`, as a field.
+        let name = crate::ast::unraw(&variant.ident);
+        let wire = match &serde.rename {
+            Some(rename) => rename.value(),
+            None => container.rename_all.map_or(name.clone(), |r| r.apply_to_variant(&name)),
+        };
         if let Some(doc) = docs::join_paragraphs(&docs::doc_lines(&variant.attrs)) {
             documented.push((wire.clone(), doc));
         }
@@ -296,7 +380,8 @@ fn variant_docs(documented: &[(String, String)]) -> Option<String> {
 /// The serde attributes the schema must agree with.
 #[derive(Default)]
 struct SerdeAttrs {
-    rename: Option<String>,
+    /// The name serde reads, from `rename = "x"` or `rename(deserialize = "x")`.
+    rename: Option<syn::LitStr>,
     rename_all: Option<RenameRule>,
     default: Option<SerdeDefault>,
     skip: bool,
@@ -324,7 +409,7 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
             if path.is_ident("rename") {
                 out.rename = deserialize_name(&meta)?.or(out.rename.take());
             } else if path.is_ident("rename_all") {
-                if let Some(rule) = deserialize_name(&meta)? {
+                if let Some(rule) = deserialize_name(&meta)?.map(|lit| lit.value()) {
                     match RenameRule::from_str(&rule) {
                         Some(rule) => out.rename_all = Some(rule),
                         None => cx.spanned(path, format!("unknown rename rule `{rule}`")),
@@ -341,6 +426,9 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
                 } else {
                     SerdeDefault::Std(path.span())
                 });
+            } else if let Some(message) = unsupported_field(path) {
+                cx.spanned(path, message);
+                skip_value(&meta)?;
             } else if let Some(message) = unsupported_container(path) {
                 cx.spanned(path, message);
                 skip_value(&meta)?;
@@ -397,17 +485,33 @@ fn unsupported_container(path: &syn::Path) -> Option<&'static str> {
     })
 }
 
+/// Why a field (or variant) attribute that makes serde read the value
+/// with a function of the user's is refused: the schema would describe the
+/// field's type, and serde would read whatever the function reads.
+fn unsupported_field(path: &syn::Path) -> Option<&'static str> {
+    let ident = path.get_ident()?.to_string();
+    Some(match ident.as_str() {
+        "with" => {
+            "#[serde(with = \"...\")] is not supported in tool parameters: serde reads the field with that module's function, while the schema would describe the field's type; use a field type whose own `Deserialize` reads what the model sends (a newtype deriving ToolParam), or convert in the tool"
+        }
+        "deserialize_with" => {
+            "#[serde(deserialize_with = \"...\")] is not supported in tool parameters: serde reads the field with that function, while the schema would describe the field's type; use a field type whose own `Deserialize` reads what the model sends (a newtype deriving ToolParam), or convert in the tool"
+        }
+        _ => return None,
+    })
+}
+
 /// The name of `rename = "x"` or `rename(deserialize = "x")`.
-fn deserialize_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+fn deserialize_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<syn::LitStr>> {
     if meta.input.peek(syn::Token![=]) {
         let lit: syn::LitStr = meta.value()?.parse()?;
-        return Ok(Some(lit.value()));
+        return Ok(Some(lit));
     }
     let mut name = None;
     meta.parse_nested_meta(|inner| {
         if inner.path.is_ident("deserialize") {
             let lit: syn::LitStr = inner.value()?.parse()?;
-            name = Some(lit.value());
+            name = Some(lit);
         } else {
             skip_value(&inner)?;
         }

@@ -26,6 +26,42 @@ pub struct Docs {
     /// Where each `# Arguments` entry is written: its doc line (a `///`
     /// line is an attribute of its own; a block comment is one for all).
     pub argument_spans: BTreeMap<String, Span>,
+    /// `#[doc = ...]` values that are no string literal (`include_str!(...)`,
+    /// `concat!(...)`): a macro sees them unexpanded and cannot read them.
+    /// Each value's tokens, for the error at it, and what it is.
+    pub unread: Vec<(proc_macro2::TokenStream, String)>,
+}
+
+/// The `#[doc = EXPR]` attributes whose value is no string literal, with
+/// what they are (`include_str!`), for the error that they go unread.
+fn unread_docs(attrs: &[syn::Attribute]) -> Vec<(proc_macro2::TokenStream, String)> {
+    attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("doc"))
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(nv) => Some(&nv.value),
+            _ => None,
+        })
+        .filter(|value| {
+            !matches!(
+                value,
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(_),
+                    ..
+                })
+            )
+        })
+        .map(|value| {
+            let what = match value {
+                syn::Expr::Macro(mac) => {
+                    let path = &mac.mac.path;
+                    format!("`{}!(...)`", quote::quote!(#path).to_string().replace(' ', ""))
+                }
+                _ => "this expression".to_owned(),
+            };
+            (quote::quote!(#value), what)
+        })
+        .collect()
 }
 
 /// The doc comment's lines, one leading space stripped from each.
@@ -60,7 +96,10 @@ fn spanned_doc_lines(attrs: &[syn::Attribute]) -> Vec<(String, Span)> {
 /// Parses the doc comment of `attrs`.
 pub fn parse(attrs: &[syn::Attribute]) -> Docs {
     let (lines, spans): (Vec<String>, Vec<Span>) = spanned_doc_lines(attrs).into_iter().unzip();
-    parse_spanned(&lines, &spans)
+    Docs {
+        unread: unread_docs(attrs),
+        ..parse_spanned(&lines, &spans)
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +290,20 @@ mod tests {
         let docs = parse_lines(&[]);
         assert_eq!(docs.description, None);
         assert!(docs.arguments.is_empty());
+    }
+
+    #[test]
+    fn docs_written_by_a_macro_are_reported_unread() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// Read.
+            #[doc = include_str!("tool.md")]
+            #[doc = concat!("a", "b")]
+            fn f() {}
+        };
+        let docs = parse(&item.attrs);
+        assert_eq!(docs.description.as_deref(), Some("Read."));
+        let unread: Vec<&str> = docs.unread.iter().map(|(_, what)| what.as_str()).collect();
+        assert_eq!(unread, ["`include_str!(...)`", "`concat!(...)`"]);
     }
 
     #[test]

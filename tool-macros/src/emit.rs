@@ -29,10 +29,9 @@ pub fn stripped_fn(function: &syn::ItemFn) -> syn::ItemFn {
     function
 }
 
-/// The generated unit struct.
-pub fn struct_item(model: &ToolFn<'_>) -> TokenStream {
+/// The generated unit struct, named `ident`.
+pub fn struct_item(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
     let vis = &model.item.vis;
-    let ident = model.struct_ident();
     let fn_name = model.fn_ident();
     let doc = format!("The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`.");
     quote! {
@@ -75,6 +74,21 @@ fn is_string_literal(expr: &syn::Expr) -> bool {
 
 /// `T` when `ty` is `Result<T, ...>` (any path ending in `Result`).
 pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
+    result_type_args(ty)?.next()
+}
+
+/// `E` when `ty` is `Result<T, E>` written with both and `E` can be named
+/// (not `io::Result<T>`, not `impl Trait`): the error type the assertions
+/// check for `Display`. Only then does the dispatcher read `Err(e)` through
+/// a reading that keeps a second error away; otherwise the bound of
+/// `error_output` is what checks it.
+pub fn result_err_type(ty: &syn::Type) -> Option<&syn::Type> {
+    result_type_args(ty)?
+        .nth(1)
+        .filter(|error| !crate::ast::contains_impl_trait(error))
+}
+
+fn result_type_args(ty: &syn::Type) -> Option<impl Iterator<Item = &syn::Type>> {
     let segment = last_segment(ty)?;
     if segment.ident != "Result" {
         return None;
@@ -82,10 +96,10 @@ pub fn result_ok_type(ty: &syn::Type) -> Option<&syn::Type> {
     let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
         return None;
     };
-    args.args.iter().find_map(|a| match a {
+    Some(args.args.iter().filter_map(|a| match a {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,
-    })
+    }))
 }
 
 /// `T: ToolParam, for<'de> T: Deserialize<'de>,` for every model-visible

@@ -32,22 +32,25 @@ pub fn tool(
     let args = cx.handle(tool_args(args)).unwrap_or_default();
     let model = ToolFn::from_item(&function, args, &mut cx);
     valid::check(&model, &mut cx);
-    match cx.finish() {
-        Ok(()) => generate(&model),
-        Err(errors) => fallback::tool(&model, errors),
+    // `valid` reports a function name that gives no struct name.
+    match (cx.finish(), model.struct_ident()) {
+        (Ok(()), Some(ident)) => generate(&model, &ident),
+        (result, _) => fallback::tool(&model, result.err().unwrap_or_default()),
     }
 }
 
-fn generate(model: &ToolFn<'_>) -> TokenStream {
+fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
     let rt = &model.rt;
     let p = crate::emit::private();
     let function = stripped_fn(model.item);
-    let struct_item = struct_item(model);
-    let ident = model.struct_ident();
+    let struct_item = struct_item(model, ident);
     let definition = definition(model);
     let crate::invoke::Dispatch { run_fn, methods } = crate::invoke::dispatch(model);
     let bounds = crate::emit::param_bounds(model);
     let assertions = crate::assert::tool(model);
+    // The block declares no item a name in the user's code could mean:
+    // the assertions sit in a block of their own, `__run` is associated
+    // with the struct, and the imports are anonymous (`__rt` names a module).
     quote! {
         #function
         #struct_item
@@ -58,9 +61,11 @@ fn generate(model: &ToolFn<'_>) -> TokenStream {
             use #rt::__private as #p;
             #assertions
             #[allow(unused_imports)]
-            use #p::{ViaAnything as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
+            use #p::{ViaAnything as _, ViaDisplay as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaNoDisplay as _, ViaResult as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
 
-            #run_fn
+            impl #ident {
+                #run_fn
+            }
 
             impl #p::Tool for #ident where #bounds {
                 fn definition(&self) -> &#p::ToolDefinition {

@@ -11,12 +11,13 @@ use crate::emit::{stripped_fn, struct_item};
 pub fn tool(model: &ToolFn<'_>, errors: TokenStream) -> TokenStream {
     let rt = &model.rt;
     let function = stripped_fn(model.item);
-    if model.has_receiver() {
-        // A method sits in an `impl` block, where no struct can be emitted.
-        return quote!(#errors #function);
-    }
-    let struct_item = struct_item(model);
-    let ident = model.struct_ident();
+    // A method sits in an `impl` block, where no struct can be emitted; a
+    // function whose name gives no struct name has none to stub.
+    let ident = match model.struct_ident() {
+        Some(ident) if !model.has_receiver() => ident,
+        _ => return quote!(#errors #function),
+    };
+    let struct_item = struct_item(model, &ident);
     quote! {
         #errors
         #function

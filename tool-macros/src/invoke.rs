@@ -1,7 +1,9 @@
 //! Code generation for the dispatcher of a `#[tool]`: `Tool::invoke` (after
 //! the full binder), `Tool::invoke_fast` (a typed parse of arguments that are
 //! already right), and the `__run` helper both end in, which calls the
-//! function and turns its return value into a `ToolOutput`.
+//! function and turns its return value into a `ToolOutput`. `__run` is an
+//! associated function of the generated struct, not an item of the block
+//! that calls the user's function, so no function name can collide with it.
 //!
 //! Every use of a parameter type goes through `<T as ToolParam>` spanned at
 //! the type, so a type that cannot be a parameter gets one error there.
@@ -11,8 +13,8 @@ use quote::{format_ident, quote};
 
 use crate::ast::{Role, ToolFn};
 
-/// `__run`, `invoke` and `invoke_fast`: the first goes in the `const _`
-/// block, the others in the `impl Tool`.
+/// `__run`, `invoke` and `invoke_fast`: the first goes in an inherent
+/// `impl` of the generated struct, the others in the `impl Tool`.
 pub struct Dispatch {
     pub run_fn: TokenStream,
     pub methods: TokenStream,
@@ -49,8 +51,11 @@ fn run_fn(model: &ToolFn<'_>) -> TokenStream {
     };
     let convert = output_conversion(model);
     // Generated locals all carry the call site's span: a tool declared by a
-    // `macro_rules!` gives its name another hygiene context.
+    // `macro_rules!` gives its name another hygiene context. Calling a
+    // `#[deprecated]` tool is the generated code's business, not a warning
+    // for the user, who put the attribute there.
     quote! {
+        #[allow(deprecated)]
         fn __run(#(#locals: #types),*) -> #p::ToolFuture {
             ::std::boxed::Box::pin(async move {
                 let __returned = #call;
@@ -128,7 +133,7 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
             #(#takes)*
             #unwrap
             #(#injected)*
-            #p::Ok(__run(#(#all),*))
+            #p::Ok(Self::__run(#(#all),*))
         }
     }
 }
@@ -190,7 +195,7 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
             let #slots = #p::parse_params::<#list>(__arguments, __fields, #p::coerced(__scope), __index)?;
             #(#finals)*
             #(#injected)*
-            #p::Some(__run(#(#all),*))
+            #p::Some(Self::__run(#(#all),*))
         }
     }
 }
@@ -199,18 +204,46 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
 /// message; a value is read by `IntoToolOutput` if it has it, else as JSON.
 fn output_conversion(model: &ToolFn<'_>) -> TokenStream {
     let p = crate::emit::private();
-    let returns_result = match &model.item.sig.output {
-        syn::ReturnType::Type(_, ty) => crate::emit::result_ok_type(ty).is_some(),
-        syn::ReturnType::Default => false,
+    let (returns_result, value_ty, error_checked) = match &model.item.sig.output {
+        syn::ReturnType::Type(_, ty) => match crate::emit::result_ok_type(ty) {
+            Some(ok) => (true, Some(ok), crate::emit::result_err_type(ty).is_some()),
+            None => (false, Some(&**ty), false),
+        },
+        syn::ReturnType::Default => (false, None, false),
+    };
+    let read = |value: TokenStream| {
+        let check = value_ty.and_then(|ty| opaque_return_check(model, ty, &value));
+        quote!({ #check (&&&#p::OutputOf::new(#value)).__tool_output() })
     };
     if returns_result {
+        let ok = read(quote!(__value));
+        // An error type the assertions check (see `assert::error_type`) is
+        // read so that one without `Display` gets no second error here.
+        let err = if error_checked {
+            quote!((&&#p::ErrorOf::new(__error)).__error_output())
+        } else {
+            quote!(#p::error_output(__error))
+        };
         quote! {
             match __returned {
-                #p::Ok(__value) => (&&&#p::OutputOf::new(__value)).__tool_output(),
-                #p::Err(__error) => #p::error_output(__error),
+                #p::Ok(__value) => #ok,
+                #p::Err(__error) => #err,
             }
         }
     } else {
-        quote!((&&&#p::OutputOf::new(__returned)).__tool_output())
+        read(quote!(__returned))
     }
+}
+
+/// The return-type check for a type that cannot be written (`impl Trait`),
+/// read from the value itself and spanned at the type: the assertions
+/// before the generated code can only name written types, and without it
+/// an `impl Display` return would compile and fail at every call.
+fn opaque_return_check(model: &ToolFn<'_>, ty: &syn::Type, value: &TokenStream) -> Option<TokenStream> {
+    if !crate::ast::contains_impl_trait(ty) {
+        return None;
+    }
+    let p = crate::emit::private();
+    let probe = quote!(#p::output_probe(&#value));
+    Some(crate::assert::return_type_check(model, probe, ty))
 }

@@ -36,8 +36,9 @@ use proc_macro::TokenStream;
 ///
 /// The function stays as written and callable. Beside it, `#[tool]` adds a
 /// unit struct named after it in UpperCamelCase (`search_files` ->
-/// `SearchFiles`) that implements `tool_runtime::Tool`: register it with
-/// `ToolRegistry::register`.
+/// `SearchFiles`; a name that would start with a digit keeps one leading
+/// `_`: `_3d_view` -> `_3dView`) that implements `tool_runtime::Tool`:
+/// register it with `ToolRegistry::register`.
 ///
 /// ```text
 /// /// Search the workspace for files whose path matches a glob pattern.
@@ -71,13 +72,20 @@ use proc_macro::TokenStream;
 /// (`` * `name` - text ``).
 ///
 /// Misuse is a compile error pointing at the offending token: a missing
-/// description, an invalid name, an unknown key, a default on an `Option`,
+/// description, an invalid name (a tool's, or a parameter's wire name, which
+/// must match `^[a-zA-Z0-9_.-]{1,64}$`), an unknown key, a default on an `Option`,
 /// a bound that does not fit its type, a default outside its own bounds
 /// (`#[param(default, min = 1)]` too: `Default::default()` is 0), a
 /// `# Arguments` entry one slip from a parameter it does not name, generics or `impl Trait`,
 /// `self`, a pattern parameter, a type that is no tool parameter,
 /// two parameters with one wire name, an associated function in an `impl`
-/// block (a tool is a free function; this is read from the source file).
+/// block (a tool is a free function; this is read from the source file),
+/// `#[cfg]` on a parameter (gate the whole tool instead), a doc comment
+/// written by a macro (`#[doc = include_str!(...)]`: use
+/// `#[tool(description = "...")]`), a plain `fn` returning a future, a
+/// return type that is neither `Serialize` nor `IntoToolOutput` (an `impl
+/// Trait` too), and an error type `E` of `Result<T, E>` without `Display`.
+/// A `Result` behind a type alias is read as one: `Err(e)` is an error.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     // The function's source file, to see whether it sits in an `impl` block.
@@ -104,11 +112,15 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Every field needs a description (its doc comment, or
 /// `#[param(description = "...")]`); fields take the bound keys of
-/// `#[param]`. Names, defaults and skipped fields follow serde's `rename`,
-/// `rename_all`, `default` and `skip` attributes; a serde default is shown
-/// in the schema as `"default"` when it serializes. serde attributes that
-/// make serde read another shape than the fields (`flatten`, `alias`,
-/// `transparent`, `from`, `try_from`, `into`) are compile errors. With
+/// `#[param]`, and so does a newtype's single field
+/// (`struct Percent(#[param(max = 100)] u8);`). Names, defaults and skipped
+/// fields follow serde's `rename`, `rename_all`, `default` and `skip`
+/// attributes; a field's wire name must match `^[a-zA-Z0-9_.-]{1,64}$`; a
+/// serde default is shown in the schema as `"default"` when it serializes.
+/// serde attributes that make serde read another shape than the fields
+/// (`flatten`, `alias`, `transparent`, `from`, `try_from`, `into`, `with`,
+/// `deserialize_with`, `untagged` on a variant) are compile errors, as is a
+/// `#[param]` key that would have no effect. With
 /// `deny_unknown_fields`, a tool taking the type keeps its typed fast path.
 /// An enum's variants' doc comments are added to its description, by wire
 /// name (`Priority of the task. low: Only when idle; high: First`).

@@ -56,10 +56,12 @@ pub fn associated_fn(function: &syn::ItemFn, source: impl FnOnce(Span) -> Option
     if !placed_in_impl(&index, &crate::ast::unraw(name))? {
         return None;
     }
-    let message = format!(
-        "a tool is a free function: move `{name}` out of the `impl` block, to module level (#[tool] adds a struct `{}` beside it, which an `impl` cannot hold)",
-        crate::ast::upper_camel(&crate::ast::unraw(name)),
-    );
+    let message = match crate::ast::struct_name(&crate::ast::unraw(name)) {
+        Some(struct_name) => format!(
+            "a tool is a free function: move `{name}` out of the `impl` block, to module level (#[tool] adds a struct `{struct_name}` beside it, which an `impl` cannot hold)"
+        ),
+        None => format!("a tool is a free function: move `{name}` out of the `impl` block, to module level"),
+    };
     let error = syn::Error::new_spanned(name, message).to_compile_error();
     let function = crate::emit::stripped_fn(function);
     Some(quote!(#error #function))

@@ -11,7 +11,7 @@ use proc_macro2::Span;
 use crate::ast::{
     Param, Role, ToolFn, ValueKind, contains_impl_trait, find_reference, inner_kind, last_segment, outer_kind, unraw,
 };
-use crate::attr::{Bounds, NumberLit, is_valid_tool_name};
+use crate::attr::{Bounds, NumberLit, is_valid_property_name, is_valid_tool_name, property_name_message};
 use crate::ctxt::Ctxt;
 
 /// Adds one error per broken rule to `cx`.
@@ -41,6 +41,10 @@ pub fn check(tool: &ToolFn<'_>, cx: &mut Ctxt) {
         );
     }
 
+    check_struct_name(tool, cx);
+    check_unread_docs(tool, cx);
+    check_plain_fn_future(tool, cx);
+
     if tool.description().is_none_or(|d| d.trim().is_empty()) {
         cx.spanned(
             tool.fn_ident(),
@@ -63,6 +67,75 @@ pub fn check(tool: &ToolFn<'_>, cx: &mut Ctxt) {
                 None => cx.at(param.span(), message),
             }
         }
+    }
+}
+
+/// The function's name must give the generated struct one (`__` gives
+/// none): reported at the name, never a panic in the macro.
+fn check_struct_name(tool: &ToolFn<'_>, cx: &mut Ctxt) {
+    if tool.has_receiver() || tool.struct_ident().is_some() {
+        return;
+    }
+    let name = unraw(tool.fn_ident());
+    let camel = crate::ast::upper_camel(&name);
+    let why = if camel.is_empty() {
+        "it has no letters or digits".to_owned()
+    } else {
+        format!("`{camel}` is a keyword")
+    };
+    cx.spanned(
+        tool.fn_ident(),
+        format!(
+            "#[tool] adds a struct named after `{name}` in UpperCamelCase, and this name gives none ({why}): rename the function (#[tool(name = \"...\")] keeps the name the model sees)"
+        ),
+    );
+}
+
+/// A doc comment written by a macro (`#[doc = include_str!(...)]`) reaches
+/// `#[tool]` unexpanded: the description would silently leave it out.
+/// Only when the description is read from the docs.
+fn check_unread_docs(tool: &ToolFn<'_>, cx: &mut Ctxt) {
+    if tool.args.description.is_some() {
+        return;
+    }
+    for (value, what) in &tool.docs.unread {
+        cx.spanned(
+            value,
+            format!(
+                "#[tool] reads the description from doc comments as written, and cannot expand {what}: the model would not see this text; write the description with #[tool(description = \"...\")]"
+            ),
+        );
+    }
+}
+
+/// A plain `fn` runs on the blocking pool and its value is read as it is:
+/// a future it returns would never be awaited, and every call would fail.
+fn check_plain_fn_future(tool: &ToolFn<'_>, cx: &mut Ctxt) {
+    let sig = &tool.item.sig;
+    if sig.asyncness.is_some() {
+        return;
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output
+        && is_impl_future(ty)
+    {
+        cx.spanned(
+            ty,
+            "a plain `fn` tool runs on the blocking pool and its return value is shown as it is, so this future would never be awaited: write `async fn` returning the future's output",
+        );
+    }
+}
+
+/// Whether `ty` is `impl Future<...>` (or `impl IntoFuture`), read from
+/// its bounds' last path segment.
+fn is_impl_future(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::ImplTrait(imp) => imp.bounds.iter().any(|bound| {
+            matches!(bound, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Future" || s.ident == "IntoFuture"))
+        }),
+        syn::Type::Group(group) => is_impl_future(&group.elem),
+        syn::Type::Paren(paren) => is_impl_future(&paren.elem),
+        _ => false,
     }
 }
 
@@ -143,7 +216,8 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
             );
             return;
         }
-        syn::FnArg::Typed(pat_type) if param.ident.is_none() => {
+        // The model never sees an injected parameter's name: `_: ToolContext`.
+        syn::FnArg::Typed(pat_type) if param.ident.is_none() && matches!(param.role, Role::Model) => {
             cx.spanned(
                 &pat_type.pat,
                 "a tool parameter needs a plain name (the model sees it): destructure inside the function instead",
@@ -202,17 +276,29 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
         );
     }
 
-    if let Some(rename) = &param.attrs.rename
-        && rename.is_empty()
-    {
-        cx.at(rename.span(), "the wire name cannot be empty");
-    }
+    check_wire_name(param, cx);
 
     check_bounds(&param.attrs.bounds, param.ty, cx);
     match (param.default(), &param.attrs.default) {
         (Some(Some(default)), _) => check_default(default, &param.attrs.bounds, param.ty, cx),
         (Some(None), Some(token)) => check_std_default(token.span(), &param.attrs.bounds, param.ty, cx),
         _ => {}
+    }
+}
+
+/// The parameter's wire name must be one every provider accepts as a
+/// property key: reported at the rename string, else at the name.
+fn check_wire_name(param: &Param<'_>, cx: &mut Ctxt) {
+    let wire = param.wire_name();
+    if is_valid_property_name(&wire) {
+        return;
+    }
+    match &param.attrs.rename {
+        Some(rename) => cx.at(rename.span(), property_name_message(&wire, "choose another")),
+        None => cx.at(
+            param.span(),
+            property_name_message(&wire, "give it one with #[param(rename = \"...\")]"),
+        ),
     }
 }
 

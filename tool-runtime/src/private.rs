@@ -141,7 +141,9 @@ pub async fn run_blocking<T: Send + 'static>(body: impl FnOnce() -> T + Send + '
 }
 
 /// A hand-off box for the return value, read through autoref
-/// specialization: `IntoToolOutput` wins, then `Serialize`.
+/// specialization: `IntoToolOutput` wins, then a `Result` of a `Serialize`
+/// value, then `Serialize`. Each reading is an impl one reference deeper
+/// than the next, and the call starts from `&&&OutputOf`.
 pub struct OutputOf<T>(Cell<Option<T>>);
 
 impl<T> OutputOf<T> {
@@ -167,6 +169,24 @@ pub trait ViaIntoToolOutput {
 impl<T: IntoToolOutput> ViaIntoToolOutput for &&OutputOf<T> {
     fn __tool_output(&self) -> ToolOutput {
         self.take().into_tool_output()
+    }
+}
+
+/// The second reading: a `Result` the macro did not see as one (behind a
+/// type alias, `type Out = Result<Report, String>`) whose value is
+/// `Serialize` but not `IntoToolOutput`. Read by its type, so `Err(e)` is
+/// still an error with `e`'s message, never the JSON `{"Err": ...}`.
+pub trait ViaResult {
+    /// The output.
+    fn __tool_output(&self) -> ToolOutput;
+}
+
+impl<T: Serialize, E: std::fmt::Display> ViaResult for &&&OutputOf<Result<T, E>> {
+    fn __tool_output(&self) -> ToolOutput {
+        match self.take() {
+            Ok(value) => ToolOutput::serialize(&value),
+            Err(error) => error_output(error),
+        }
     }
 }
 
@@ -200,6 +220,59 @@ impl<T> ViaNeither for OutputOf<T> {
 pub fn error_output<E: std::fmt::Display>(error: E) -> ToolOutput {
     ToolOutput::error(error.to_string())
 }
+
+/// The `e` of a tool's `Err(e)`, read through autoref specialization: its
+/// message when it is `Display`. An error type that is not is refused at
+/// compile time by the assertion the macro emits at the type; the second
+/// reading only keeps a second error, at `#[tool]`, away.
+pub struct ErrorOf<E>(E);
+
+impl<E> ErrorOf<E> {
+    /// Wraps the error.
+    pub fn new(error: E) -> Self {
+        ErrorOf(error)
+    }
+}
+
+/// The error's message.
+pub trait ViaDisplay {
+    /// The error output.
+    fn __error_output(&self) -> ToolOutput;
+}
+
+impl<E: std::fmt::Display> ViaDisplay for &ErrorOf<E> {
+    fn __error_output(&self) -> ToolOutput {
+        error_output(&self.0)
+    }
+}
+
+/// An error without a message; never reached in a program that compiled.
+pub trait ViaNoDisplay {
+    /// The error output.
+    fn __error_output(&self) -> ToolOutput;
+}
+
+impl<E> ViaNoDisplay for ErrorOf<E> {
+    fn __error_output(&self) -> ToolOutput {
+        ToolOutput::error("the tool failed")
+    }
+}
+
+/// The probe of a value whose type cannot be written (`impl Trait`), for
+/// the return-type assertion the macro emits where the value is at hand.
+pub fn output_probe<T>(_value: &T) -> OutputProbe<T> {
+    OutputProbe::new()
+}
+
+/// The return-type assertion's reading of a `Result` behind an alias:
+/// accepted when `ViaResult` reads it (see [`OutputOf`]). One reference
+/// deeper than `AssertIntoToolOutput`, so the two never compete.
+pub trait AssertResult {
+    /// Nothing to check.
+    fn assert_return_type(&self) {}
+}
+
+impl<T: Serialize, E: std::fmt::Display> AssertResult for &&&OutputProbe<Result<T, E>> {}
 
 /// A parameter's default, read through autoref specialization: shown in
 /// the schema when it serializes, left out otherwise.
@@ -278,6 +351,14 @@ impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<Json<T>> {
 fn output_object_shape<T: ToolParam>() -> Option<Shape> {
     let shape = T::shape();
     (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then_some(shape)
+}
+
+/// A `Result` the macro did not see as one (behind a type alias) has the
+/// schema of its value, as one written out has.
+impl<T: ToolParam, E> ViaToolParam for &OutputSchemaOf<Result<T, E>> {
+    fn __output_shape(&self) -> Option<Shape> {
+        output_object_shape::<T>()
+    }
 }
 
 /// Other return types have none.
