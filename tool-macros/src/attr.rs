@@ -205,19 +205,21 @@ pub fn cfg_param(attr: &syn::Attribute) -> Option<syn::Path> {
 
 /// Whether `name` is a valid tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    is_short_ascii_name(name, b"_-")
 }
 
 /// Whether `name` is a valid parameter or field name on the wire:
 /// `^[a-zA-Z0-9_.-]{1,64}$`, which Anthropic requires of property keys.
 pub fn is_valid_property_name(name: &str) -> bool {
+    is_short_ascii_name(name, b"_.-")
+}
+
+/// Whether `name` is 1 to 64 ASCII letters, digits and `punctuation`.
+fn is_short_ascii_name(name: &str, punctuation: &[u8]) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            .all(|b| b.is_ascii_alphanumeric() || punctuation.contains(&b))
 }
 
 /// Why a property name is refused, and what to write: the message of the
