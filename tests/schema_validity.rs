@@ -518,3 +518,146 @@ fn every_emitted_schema_validates_against_the_meta_schema() {
     // formats renders three input schemas, and MCP the output schema too.
     assert_eq!(checked, 3 + 1 + 7 * 3 + 1, "schemas checked");
 }
+
+/// How urgent a job is; serde writes it in capitals.
+#[derive(Clone, Copy, Serialize, Deserialize, ToolParam)]
+#[serde(rename_all(deserialize = "lowercase", serialize = "UPPERCASE"))]
+enum Urgency {
+    Low,
+    High,
+    /// Written when the job's urgency was lost; never read.
+    #[serde(skip_deserializing)]
+    Unknown,
+}
+
+/// A job as serde writes it differently from how it reads it.
+#[derive(Serialize, Deserialize, ToolParam)]
+#[serde(rename_all(serialize = "camelCase"))]
+struct Job {
+    /// The job's name.
+    job_name: String,
+    /// Notes; left out when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    notes: Vec<String>,
+    /// How many steps it has.
+    #[serde(rename(serialize = "steps", deserialize = "step_count"))]
+    count: u32,
+    /// The job's size in bytes, written as text.
+    #[serde(serialize_with = "as_text")]
+    size: u64,
+    /// A token only ever read.
+    #[serde(skip_serializing)]
+    token: String,
+    /// When the job was stored: written, never read.
+    #[serde(skip_deserializing)]
+    stored_at: u64,
+    /// How urgent it is.
+    urgency: Urgency,
+}
+
+fn as_text<S: serde::Serializer>(size: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&size.to_string())
+}
+
+/// Store a job.
+#[tool]
+async fn store(
+    #[param(description = "The job")] job: Job,
+    #[param(description = "Lose the urgency")] lose: bool,
+) -> Job {
+    let urgency = if lose { Urgency::Unknown } else { job.urgency };
+    Job {
+        stored_at: 1_700_000_000,
+        urgency,
+        ..job
+    }
+}
+
+/// SPEC 4: the output schema describes what serde writes, not what it
+/// reads, so a client that checks structured content against it (as MCP
+/// clients do) accepts every result: names renamed only when serialized,
+/// fields left out when serialized (always or sometimes), fields written
+/// but never read, values written by a function and enum values renamed
+/// or written only.
+#[test]
+fn structured_content_validates_against_the_output_schema_when_serde_writes_another_shape() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Store).unwrap();
+    let tool = registry.get("store").unwrap();
+    let definition = tool.definition();
+    let output = definition
+        .output_schema()
+        .expect("a Job result has an output schema")
+        .as_value()
+        .clone();
+    let validator = jsonschema::draft202012::new(&output).unwrap();
+    let input = definition.input_schema();
+
+    // The input side is serde's reading.
+    let job_in = &input["properties"]["job"];
+    let read: BTreeSet<&str> = job_in["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        read,
+        BTreeSet::from(["job_name", "notes", "size", "step_count", "token", "urgency"]),
+        "{job_in:#}"
+    );
+    assert_eq!(job_in["properties"]["urgency"]["enum"], json!(["low", "high"]));
+
+    // The output side is serde's writing.
+    let written: BTreeSet<&str> = output["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        written,
+        BTreeSet::from(["jobName", "notes", "steps", "size", "storedAt", "urgency"]),
+        "{output:#}"
+    );
+    let required: BTreeSet<&str> = output["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(!required.contains("notes"), "notes may be left out: {output:#}");
+    assert!(
+        required.contains("steps") && required.contains("storedAt"),
+        "{output:#}"
+    );
+    assert_eq!(
+        output["properties"]["urgency"]["enum"],
+        json!(["LOW", "HIGH", "UNKNOWN"])
+    );
+    assert_eq!(output["properties"]["steps"]["description"], "How many steps it has.");
+    // Written properties keep the struct's order, as read ones do.
+    let text = definition.output_schema().unwrap().to_string();
+    let at = |key: &str| {
+        text.find(&format!("\"{key}\":{{"))
+            .unwrap_or_else(|| panic!("{key} in {text}"))
+    };
+    assert!(
+        at("jobName") < at("notes") && at("steps") < at("size") && at("storedAt") < at("urgency"),
+        "{text}"
+    );
+
+    let call = |notes: Value, lose: bool| {
+        let job = json!({"job_name": "build", "notes": notes, "step_count": 3, "size": 2048,
+                         "token": "t", "urgency": "high"});
+        let result = block_on(registry.call("store", json!({"job": job, "lose": lose})));
+        assert!(!result.is_error, "{}", result.text());
+        result.structured_content.expect("structured content")
+    };
+    for (notes, lose) in [(json!([]), false), (json!(["first"]), true)] {
+        let content = call(notes, lose);
+        if let Err(e) = validator.validate(&content) {
+            panic!("{content} does not fit the output schema: {e}\n{output:#}");
+        }
+    }
+}

@@ -120,16 +120,39 @@ fn struct_kind(
     };
     let rule = container.rename_all;
     let mut out = Vec::new();
+    // The fields as serde writes them, for the output schema: needed only
+    // when serde writes something else than it reads.
+    let mut written = Vec::new();
+    let mut diverges = false;
     for field in fields {
         let serde = serde_attrs(&field.attrs, cx);
+        let Some(ident) = &field.ident else { continue };
+        let rust_name = crate::ast::unraw(ident);
+        let written_name = match &serde.written_name {
+            Some(rename) => rename.value(),
+            None => container
+                .written_rename_all
+                .map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)),
+        };
+        let ty = &field.ty;
+        let rust_type = quote!(#ty).to_string().replace(' ', "");
+        let always = !serde.written_sometimes;
         if serde.skip {
+            // Written but never read: in the output schema only, as any
+            // value (its type need not describe itself).
+            if !serde.skip_writing {
+                diverges = true;
+                let doc = docs::join_paragraphs(&docs::doc_lines(&field.attrs)).map(|d| quote!(.describe(#d)));
+                written.push(quote! {
+                    #rt::__private::written_field(#written_name, #rt::__private::any_value() #doc, #always, #rust_type)
+                });
+            }
             continue;
         }
         if let Some(span) = serde.flatten {
             cx.at(span, "#[serde(flatten)] is not supported in tool parameters");
             continue;
         }
-        let Some(ident) = &field.ident else { continue };
         let attrs = cx.handle(ParamAttrs::from_attributes(&field.attrs)).unwrap_or_default();
         if let Some(default) = &attrs.default {
             cx.at(
@@ -147,7 +170,6 @@ fn struct_kind(
         if let Some(SerdeDefault::Std(span)) = &serde.default {
             crate::valid::check_std_default(*span, &attrs.bounds, &field.ty, cx);
         }
-        let rust_name = crate::ast::unraw(ident);
         let wire = match &serde.rename {
             Some(rename) => rename.value(),
             None => rule.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)),
@@ -165,13 +187,11 @@ fn struct_kind(
                 ));
             continue;
         };
-        let ty = &field.ty;
         let has_default = serde.default.is_some() || container.default.is_some();
         let constrain = attrs
             .bounds
             .to_tokens(&quote!(#rt::__private))
             .map(|c| quote!(.constrain(#c)));
-        let rust_type = quote!(#ty).to_string().replace(' ', "");
         let default_json = default_value(ident, ty, &serde, container, generics).map(|value| {
             // Shown when it serializes (and is not `null`, which an
             // `Option`'s schema does not admit), as a tool parameter's is.
@@ -186,19 +206,33 @@ fn struct_kind(
                 })
             }
         });
+        let shape = quote_spanned! {ty.span()=>
+            <#ty as #rt::__private::ToolParam>::shape().describe(#description) #constrain
+        };
+        if serde.skip_writing {
+            diverges = true;
+        } else {
+            diverges |= serde.written_sometimes || serde.written_by_function || written_name != wire;
+            let written_shape = match serde.written_by_function {
+                true => quote!(#rt::__private::any_value().describe(#description)),
+                false => shape.clone(),
+            };
+            written.push(quote! {
+                #rt::__private::written_field(#written_name, #written_shape, #always, #rust_type)
+            });
+        }
         out.push(quote_spanned! {ty.span()=>
-            #rt::__private::Field::new(
-                #wire,
-                <#ty as #rt::__private::ToolParam>::shape().describe(#description) #constrain,
-                #has_default,
-                #rust_type,
-            )
+            #rt::__private::Field::new(#wire, #shape, #has_default, #rust_type)
             #default_json
         });
     }
     let rejects_unknown = container.deny_unknown_fields;
-    Some(quote! {
-        #rt::__private::object_shape(::std::vec![#(#out),*], #rejects_unknown)
+    let read = quote!(#rt::__private::object_shape(::std::vec![#(#out),*], #rejects_unknown));
+    Some(match diverges {
+        true => quote! {
+            #rt::__private::written_as(#read, #rt::__private::object_shape(::std::vec![#(#written),*], false))
+        },
+        false => read,
     })
 }
 
@@ -308,6 +342,8 @@ fn mentions(tokens: TokenStream, idents: &[&syn::Ident]) -> bool {
 /// otherwise; shown after whatever description the shape ends up with).
 fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
     let mut values = Vec::new();
+    // The values as serde writes them, for the output schema.
+    let mut written = Vec::new();
     let mut documented = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
@@ -319,6 +355,16 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
             continue;
         }
         let serde = serde_attrs(&variant.attrs, cx);
+        // serde names a raw variant (`r#Type`) without its `r#`, as a field.
+        let name = crate::ast::unraw(&variant.ident);
+        if !serde.skip_writing {
+            written.push(match &serde.written_name {
+                Some(rename) => rename.value(),
+                None => container
+                    .written_rename_all
+                    .map_or(name.clone(), |r| r.apply_to_variant(&name)),
+            });
+        }
         if serde.skip {
             continue;
         }
@@ -334,8 +380,6 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
                 "#[param] does not apply to an enum variant: its doc comment describes it to the model, and #[serde(rename = \"...\")] names it",
             );
         }
-        // serde names a raw variant (`r#Type`) without its `r#`, as a field.
-        let name = crate::ast::unraw(&variant.ident);
         let wire = match &serde.rename {
             Some(rename) => rename.value(),
             None => container.rename_all.map_or(name.clone(), |r| r.apply_to_variant(&name)),
@@ -352,8 +396,12 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
     if data.variants.is_empty() {
         cx.at(Span::call_site(), "an enum without variants cannot be a tool parameter");
     }
-    Some(quote! {
-        #rt::__private::enum_shape(&[#(#values),*], #value_docs)
+    let read = quote!(#rt::__private::enum_shape(&[#(#values),*], #value_docs));
+    Some(match written == values {
+        true => read,
+        false => quote! {
+            #rt::__private::written_as(#read, #rt::__private::enum_shape(&[#(#written),*], ::core::option::Option::None))
+        },
     })
 }
 
@@ -377,14 +425,25 @@ fn variant_docs(documented: &[(String, String)]) -> Option<String> {
     Some(list)
 }
 
-/// The serde attributes the schema must agree with.
+/// The serde attributes the schemas must agree with: the input schema with
+/// what serde reads, the output schema with what it writes.
 #[derive(Default)]
 struct SerdeAttrs {
     /// The name serde reads, from `rename = "x"` or `rename(deserialize = "x")`.
     rename: Option<syn::LitStr>,
+    /// The name serde writes, from `rename = "x"` or `rename(serialize = "x")`.
+    written_name: Option<syn::LitStr>,
     rename_all: Option<RenameRule>,
+    written_rename_all: Option<RenameRule>,
     default: Option<SerdeDefault>,
+    /// serde never reads it: `skip` or `skip_deserializing`.
     skip: bool,
+    /// serde never writes it: `skip` or `skip_serializing`.
+    skip_writing: bool,
+    /// serde may leave it out when writing: `skip_serializing_if`.
+    written_sometimes: bool,
+    /// serde writes it with a function of the user's: `serialize_with`.
+    written_by_function: bool,
     flatten: Option<Span>,
     tag: Option<Span>,
     untagged: Option<Span>,
@@ -407,14 +466,21 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
         let parsed = attr.parse_nested_meta(|meta| {
             let path = &meta.path;
             if path.is_ident("rename") {
-                out.rename = deserialize_name(&meta)?.or(out.rename.take());
+                let (read, written) = names(&meta)?;
+                out.rename = read.or(out.rename.take());
+                out.written_name = written.or(out.written_name.take());
             } else if path.is_ident("rename_all") {
-                if let Some(rule) = deserialize_name(&meta)?.map(|lit| lit.value()) {
-                    match RenameRule::from_str(&rule) {
-                        Some(rule) => out.rename_all = Some(rule),
-                        None => cx.spanned(path, format!("unknown rename rule `{rule}`")),
+                let (read, written) = names(&meta)?;
+                let mut rule = |lit: Option<syn::LitStr>| {
+                    let rule = lit?.value();
+                    let parsed = RenameRule::from_str(&rule);
+                    if parsed.is_none() {
+                        cx.spanned(path, format!("unknown rename rule `{rule}`"));
                     }
-                }
+                    parsed
+                };
+                out.rename_all = rule(read).or(out.rename_all);
+                out.written_rename_all = rule(written).or(out.written_rename_all);
             } else if path.is_ident("default") {
                 out.default = Some(if meta.input.peek(syn::Token![=]) {
                     match meta.value()?.parse::<syn::Expr>()? {
@@ -432,8 +498,18 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
             } else if let Some(message) = unsupported_container(path) {
                 cx.spanned(path, message);
                 skip_value(&meta)?;
-            } else if path.is_ident("skip") || path.is_ident("skip_deserializing") {
+            } else if path.is_ident("skip") {
+                (out.skip, out.skip_writing) = (true, true);
+            } else if path.is_ident("skip_deserializing") {
                 out.skip = true;
+            } else if path.is_ident("skip_serializing") {
+                out.skip_writing = true;
+            } else if path.is_ident("skip_serializing_if") {
+                out.written_sometimes = true;
+                skip_value(&meta)?;
+            } else if path.is_ident("serialize_with") {
+                out.written_by_function = true;
+                skip_value(&meta)?;
             } else if path.is_ident("flatten") {
                 out.flatten = Some(path.span());
             } else if path.is_ident("alias") || path.is_ident("other") {
@@ -501,23 +577,25 @@ fn unsupported_field(path: &syn::Path) -> Option<&'static str> {
     })
 }
 
-/// The name of `rename = "x"` or `rename(deserialize = "x")`.
-fn deserialize_name(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Option<syn::LitStr>> {
+/// The names serde reads and writes, from `rename = "x"` (both) or
+/// `rename(deserialize = "x", serialize = "y")`; the same for `rename_all`.
+fn names(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<(Option<syn::LitStr>, Option<syn::LitStr>)> {
     if meta.input.peek(syn::Token![=]) {
         let lit: syn::LitStr = meta.value()?.parse()?;
-        return Ok(Some(lit));
+        return Ok((Some(lit.clone()), Some(lit)));
     }
-    let mut name = None;
+    let (mut read, mut written) = (None, None);
     meta.parse_nested_meta(|inner| {
         if inner.path.is_ident("deserialize") {
-            let lit: syn::LitStr = inner.value()?.parse()?;
-            name = Some(lit);
+            read = Some(inner.value()?.parse()?);
+        } else if inner.path.is_ident("serialize") {
+            written = Some(inner.value()?.parse()?);
         } else {
             skip_value(&inner)?;
         }
         Ok(())
     })?;
-    Ok(name)
+    Ok((read, written))
 }
 
 fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {

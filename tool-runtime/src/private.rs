@@ -98,6 +98,25 @@ pub fn object_shape(fields: Vec<Field>, rejects_unknown: bool) -> Shape {
     Shape::new(Kind::Object(ObjectShape::new(fields, rejects_unknown)))
 }
 
+/// `shape`, which serde writes as `written`: a derived type with fields
+/// (or values) it skips or names differently when serializing. Its output
+/// schema shows what serde writes.
+pub fn written_as(shape: Shape, written: Shape) -> Shape {
+    shape.written_as(written)
+}
+
+/// A field as serde writes it: required in an output schema only when it
+/// is `always` written (no `skip_serializing_if`).
+pub fn written_field(name: &str, shape: Shape, always: bool, rust_type: &'static str) -> Field {
+    Field::new(name, shape, !always, rust_type)
+}
+
+/// What an output schema says of a value serde writes in a way of the
+/// user's (`serialize_with`, or a field it never reads): any value.
+pub fn any_value() -> Shape {
+    Shape::new(Kind::Any)
+}
+
 /// The shape of a derived unit-variant enum, with what its values mean.
 pub fn enum_shape(values: &[&str], value_docs: Option<&str>) -> Shape {
     let shape = Shape::new(Kind::Enum(values.iter().map(|v| (*v).to_owned()).collect()));
@@ -350,7 +369,7 @@ impl<T: ToolParam> ViaToolParam for &OutputSchemaOf<Json<T>> {
 /// not give.
 fn output_object_shape<T: ToolParam>() -> Option<Shape> {
     let shape = T::shape();
-    (matches!(shape.kind, Kind::Object(_)) && !shape.nullable).then_some(shape)
+    (matches!(shape.written_kind(), Kind::Object(_)) && !shape.nullable).then_some(shape)
 }
 
 /// A `Result` the macro did not see as one (behind a type alias) has the

@@ -46,6 +46,10 @@ pub struct Shape {
     /// description the shape ends up with, since the model sees no other
     /// trace of the variants' docs.
     value_docs: Option<String>,
+    /// The kind serde writes, where it is not the kind serde reads (a
+    /// derived type with fields it skips or names differently when
+    /// serializing): what a tool's output schema shows.
+    written: Option<Box<Kind>>,
 }
 
 /// The kinds of value a tool parameter can take.
@@ -300,6 +304,7 @@ impl Shape {
         description: None,
         constraints: Constraints::NONE,
         value_docs: None,
+        written: None,
     };
 
     /// A shape of this kind, not nullable, with no description or bounds.
@@ -310,7 +315,21 @@ impl Shape {
             description: None,
             constraints: Constraints::default(),
             value_docs: None,
+            written: None,
         }
+    }
+
+    /// Sets the kind serde writes, where it differs from the kind it reads:
+    /// the output schema shows `written`'s kind, the input schema and the
+    /// binder this shape's own.
+    pub(crate) fn written_as(mut self, written: Shape) -> Self {
+        self.written = Some(Box::new(written.kind));
+        self
+    }
+
+    /// The kind serde writes: what an output schema describes.
+    pub(crate) fn written_kind(&self) -> &Kind {
+        self.written.as_deref().unwrap_or(&self.kind)
     }
 
     /// Sets what an enum's values mean, shown after the description.
@@ -438,7 +457,9 @@ impl Shape {
 
     /// The schema of the JSON this type serializes to (a tool's structured
     /// result): as [`Shape::to_json_schema`], except that `Option` fields are
-    /// nullable, because serde writes `None` as `null`.
+    /// nullable, because serde writes `None` as `null`, and that a derived
+    /// type serde writes differently from how it reads it (serialize-only
+    /// renames, skipped fields) is described as written.
     pub fn to_output_schema(&self) -> Value {
         self.render(Direction::Output)
     }
@@ -449,7 +470,11 @@ impl Shape {
             out.insert("description".into(), Value::String(d));
         }
         let ty = |name: &str| Value::String(name.into());
-        match &self.kind {
+        let kind = match direction {
+            Direction::Input => &self.kind,
+            Direction::Output => self.written_kind(),
+        };
+        match kind {
             Kind::Any => {}
             Kind::String => {
                 out.insert("type".into(), ty("string"));

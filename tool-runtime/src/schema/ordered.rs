@@ -72,9 +72,17 @@ impl Serialize for Schema {
     }
 }
 
-/// Every object shape inside `shape`, outermost first.
+/// Every object shape inside `shape`, as serde reads it and as it writes
+/// it, outermost first.
 pub(crate) fn object_shapes<'a>(shape: &'a Shape, out: &mut Vec<&'a ObjectShape>) {
-    match &shape.kind {
+    kind_objects(&shape.kind, out);
+    if let Some(written) = &shape.written {
+        kind_objects(written, out);
+    }
+}
+
+fn kind_objects<'a>(kind: &'a Kind, out: &mut Vec<&'a ObjectShape>) {
+    match kind {
         Kind::Object(object) => {
             out.push(object);
             for field in &object.fields {
