@@ -10,6 +10,11 @@
 # Wall-clock times swing with the machine's load, so where valgrind is
 # installed it also counts the instructions rustc executes for the same
 # rebuild of each crate (callgrind; about a minute), which do not.
+#
+# A third crate, the tools again with the macros compiled optimized
+# (`[profile.dev.build-override] opt-level = 3`, the README's tip), shows
+# what that setting saves: about a quarter of the cost is the macro itself,
+# which Cargo otherwise compiles unoptimized.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,12 +23,12 @@ runs="${2:-3}"
 work="$root/target/compile-time"
 mkdir -p "$work"
 
-generate() { # $1: crate dir, $2: "tool" or "plain"
-    local dir="$1" kind="$2"
+generate() { # $1: crate dir, $2: "tool" or "plain", $3: "optimized macros" or ""
+    local dir="$1" kind="$2" optimized="${3:-}"
     mkdir -p "$dir/src"
     cat >"$dir/Cargo.toml" <<TOML
 [package]
-name = "compile-time-$kind"
+name = "compile-time-$kind${optimized:+-optimized}"
 version = "0.0.0"
 edition = "2024"
 publish = false
@@ -34,6 +39,9 @@ serde = { version = "1", features = ["derive"] }
 
 [workspace]
 TOML
+    if [[ -n "$optimized" ]]; then
+        printf '\n[profile.dev.build-override]\nopt-level = 3\n' >>"$dir/Cargo.toml"
+    fi
     {
         echo "#![allow(dead_code, unused_variables)]"
         echo "use tool_runtime::{tool, ToolError};"
@@ -76,10 +84,14 @@ time_build() { # $1: crate dir; prints the best rebuild time in ms
 
 generate "$work/with" tool
 generate "$work/without" plain
+generate "$work/with-optimized" tool "optimized macros"
 with=$(time_build "$work/with")
 without=$(time_build "$work/without")
+optimized=$(time_build "$work/with-optimized")
 per=$(python3 -c "print(f'{($with - $without) / $tools:.1f}')")
+per_optimized=$(python3 -c "print(f'{($optimized - $without) / $tools:.1f}')")
 echo "compile time, $tools functions: with #[tool] $with ms, without $without ms: $per ms per tool (target: at most 5)"
+echo "  with the macros optimized (build-override opt-level 3): $optimized ms: $per_optimized ms per tool"
 
 instructions() { # $1: crate dir; prints the instructions of rustc's rebuild
     local dir="$1" command
@@ -93,5 +105,7 @@ instructions() { # $1: crate dir; prints the instructions of rustc's rebuild
 if command -v valgrind >/dev/null 2>&1; then
     with_ir=$(instructions "$work/with")
     without_ir=$(instructions "$work/without")
+    optimized_ir=$(instructions "$work/with-optimized")
     python3 -c "print(f'instructions (callgrind), rebuild: with #[tool] {$with_ir / 1e9:.2f} G, without {$without_ir / 1e9:.2f} G: {($with_ir - $without_ir) / $tools / 1e6:.1f} M per tool')"
+    python3 -c "print(f'  with the macros optimized: {$optimized_ir / 1e9:.2f} G: {($optimized_ir - $without_ir) / $tools / 1e6:.1f} M per tool')"
 fi
