@@ -18,7 +18,7 @@ pub fn tool(
     item: TokenStream,
     source: impl FnOnce(proc_macro2::Span) -> Option<std::rc::Rc<crate::place::Index>>,
 ) -> TokenStream {
-    let function: syn::ItemFn = match syn::parse2(item.clone()) {
+    let function = match syn::parse::Parser::parse2(parse_fn, item.clone()) {
         Ok(f) => f,
         Err(e) => {
             let error = syn::Error::new(e.span(), "#[tool] goes on a function (`async fn` or `fn`)").to_compile_error();
@@ -37,6 +37,31 @@ pub fn tool(
         (Ok(()), Some(ident)) => generate(&model, &ident),
         (result, _) => fallback::tool(&model, result.err().unwrap_or_default()),
     }
+}
+
+/// Parses the function under `#[tool]` with its body kept as the tokens
+/// written: nothing here reads the body, and parsing a long one with `syn`
+/// (built unoptimized, as Cargo builds proc macros in debug) and printing
+/// it back token by token cost more than the rest of the expansion. Inner
+/// attributes (`//!` docs) are read as `syn` reads them.
+fn parse_fn(input: syn::parse::ParseStream<'_>) -> syn::Result<syn::ItemFn> {
+    let mut attrs = input.call(syn::Attribute::parse_outer)?;
+    let vis: syn::Visibility = input.parse()?;
+    let sig: syn::Signature = input.parse()?;
+    let body;
+    let brace_token = syn::braced!(body in input);
+    attrs.extend(body.call(syn::Attribute::parse_inner)?);
+    let stmts: TokenStream = body.parse()?;
+    let block = syn::Block {
+        brace_token,
+        stmts: vec![syn::Stmt::Expr(syn::Expr::Verbatim(stmts), None)],
+    };
+    Ok(syn::ItemFn {
+        attrs,
+        vis,
+        sig,
+        block: Box::new(block),
+    })
 }
 
 fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
@@ -183,4 +208,48 @@ fn output_type(model: &ToolFn<'_>) -> Option<syn::Type> {
     };
     let plain = !matches!(ty, syn::Type::ImplTrait(_) | syn::Type::Tuple(_)) && !crate::ast::contains_impl_trait(ty);
     plain.then(|| ty.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    #[test]
+    fn the_body_is_kept_as_written_and_inner_docs_are_read() {
+        let item = quote! {
+            /// Outer.
+            pub async fn f(x: u32) -> u32 {
+                //! Inner.
+                let y = x + 1;
+                y
+            }
+        };
+        let function = syn::parse::Parser::parse2(super::parse_fn, item).unwrap();
+        let docs = crate::docs::doc_lines(&function.attrs);
+        assert_eq!(docs, ["Outer.", "Inner."]);
+        let printed = quote!(#function).to_string();
+        assert!(
+            printed.ends_with("{ # ! [doc = r\" Inner.\"] let y = x + 1 ; y }"),
+            "{printed}"
+        );
+        assert!(
+            syn::parse::Parser::parse2(
+                super::parse_fn,
+                quote!(
+                    struct S;
+                )
+            )
+            .is_err()
+        );
+        assert!(
+            syn::parse::Parser::parse2(
+                super::parse_fn,
+                quote!(
+                    fn f() {}
+                    fn g() {}
+                )
+            )
+            .is_err()
+        );
+    }
 }
