@@ -735,3 +735,348 @@ async fn a_cloned_server_is_configured_on_its_own() {
         assert_eq!(init["result"]["serverInfo"]["name"], name, "{init}");
     }
 }
+
+/// Serves `server` over HTTP on a loopback port with `options`.
+async fn serve_http_with(server: McpServer, options: HttpOptions) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(server.serve_http_on(listener, options));
+    addr
+}
+
+/// The session id in a response's headers.
+fn session_in(head: &str) -> String {
+    head.lines()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id in {head}"))
+}
+
+/// Opens a session (`initialize`, then `notifications/initialized`) and
+/// returns its id.
+async fn open_session(addr: std::net::SocketAddr) -> String {
+    let (head, _) = http_post(addr, None, INITIALIZE).await;
+    let session = session_in(&head);
+    http_post(
+        addr,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    session
+}
+
+/// The body of a chunked HTTP/1.1 response, de-chunked (a body that is not
+/// chunked is returned as it is).
+fn dechunk(head: &str, body: &str) -> String {
+    let chunked = head
+        .lines()
+        .any(|line| line.to_ascii_lowercase().starts_with("transfer-encoding:") && line.contains("chunked"));
+    if !chunked {
+        return body.to_owned();
+    }
+    let (mut out, mut rest) = (String::new(), body);
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.split(';').next().unwrap().trim(), 16)
+            .unwrap_or_else(|e| panic!("a chunk size ({e}): {size:?}"));
+        if size == 0 {
+            break;
+        }
+        out.push_str(&after[..size]);
+        rest = after[size..].strip_prefix("\r\n").unwrap_or(&after[size..]);
+    }
+    out
+}
+
+/// The events of an event stream, each its lines.
+fn events(stream: &str) -> Vec<Vec<String>> {
+    stream
+        .replace("\r\n", "\n")
+        .split("\n\n")
+        .filter(|event| !event.trim().is_empty())
+        .map(|event| event.lines().map(str::to_owned).collect())
+        .collect()
+}
+
+/// rmcp's "priming" event (an id, a `retry` and empty data, SEP-1699)
+/// breaks clients older than protocol 2025-11-25, which read the empty data
+/// as a message: the first event of every response stream is the message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_event_streams_start_with_the_message() {
+    let addr = serve_http(HttpOptions::new()).await;
+    let (head, body) = http_post(addr, None, INITIALIZE).await;
+    assert!(head.to_ascii_lowercase().contains("text/event-stream"), "{head}");
+    let session = session_in(&head);
+    http_post(
+        addr,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
+    let (call_head, call_body) = http_post(addr, Some(&session), call).await;
+    for (id, head, body) in [(1, &head, &body), (2, &call_head, &call_body)] {
+        let events = events(&dechunk(head, body));
+        let first = events.first().unwrap_or_else(|| panic!("no event in {body:?}"));
+        let data: Vec<&str> = first.iter().filter_map(|line| line.strip_prefix("data:")).collect();
+        assert!(
+            first.iter().all(|line| !line.starts_with("retry:")),
+            "no retry hint: {first:?}"
+        );
+        let message: Value = serde_json::from_str(data.concat().trim())
+            .unwrap_or_else(|e| panic!("the first event carries no message ({e}): {first:?}"));
+        assert_eq!(message["id"], id, "{message}");
+    }
+}
+
+/// Sleep for a while, then say so.
+#[tool]
+async fn sleep_for(#[param(description = "How long, in milliseconds")] millis: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(millis)).await;
+    format!("slept {millis} ms")
+}
+
+/// Opens the session's `GET` event stream and returns the connection once
+/// the response's headers are read.
+async fn open_event_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncReadExt as _;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request =
+        format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut byte))
+            .await
+            .expect("the server answers the GET")
+            .unwrap();
+        assert_eq!(read, 1, "the GET stream closed: {}", String::from_utf8_lossy(&head));
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    stream
+}
+
+/// A session ends once idle for the configured time, and its place is free
+/// again; a session whose call runs longer than that, or whose client
+/// listens on its `GET` stream, is not idle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_http_session_ends_but_not_while_it_is_in_use() {
+    let idle = Duration::from_millis(300);
+    let mut registry = ToolRegistry::new();
+    registry.register(SleepFor).unwrap();
+    let options = HttpOptions::new().max_sessions(2).session_idle_timeout(idle);
+    let addr = serve_http_with(McpServer::new(registry), options).await;
+    let ping = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+
+    // A call five times longer than the idle time gets its answer.
+    let first = open_session(addr).await;
+    let call =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep_for","arguments":{"millis":1500}}}"#;
+    let (head, body) = http_post(addr, Some(&first), call).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(
+        message_in(&body)["result"]["content"][0]["text"],
+        "slept 1500 ms",
+        "{body}"
+    );
+
+    // A session whose client listens on its GET stream lives on.
+    let second = open_session(addr).await;
+    let listening = open_event_stream(addr, &second).await;
+    tokio::time::sleep(idle * 4).await;
+    let (head, body) = http_post(addr, Some(&second), &ping(2)).await;
+    assert!(
+        head.starts_with("HTTP/1.1 200"),
+        "the listened-to session lives: {head}"
+    );
+    assert_eq!(message_in(&body)["id"], 2, "{body}");
+
+    // The first, idle since its call ended, is gone, and its place is free.
+    let (head, _) = http_post(addr, Some(&first), &ping(3)).await;
+    assert!(head.starts_with("HTTP/1.1 404"), "the idle session ended: {head}");
+    // A third fits in the place it left (two at most are open).
+    open_session(addr).await;
+
+    // Once the GET stream closes, the second is idle too.
+    drop(listening);
+    let mut ended = false;
+    for _ in 0..100 {
+        tokio::time::sleep(idle).await;
+        if http_status(addr, &[("Mcp-Session-Id", &second)], &ping(4)).await == 404 {
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "the session ended once its stream closed");
+}
+
+/// A structured result (for a tool with an output schema).
+#[derive(serde::Serialize, serde::Deserialize, tool_runtime::ToolParam)]
+struct Listing {
+    /// The names.
+    names: Vec<String>,
+}
+
+/// List that many names.
+#[tool]
+async fn list_names(#[param(description = "How many")] count: u32) -> Listing {
+    Listing {
+        names: (0..count).map(|i| format!("name number {i}")).collect(),
+    }
+}
+
+/// The output limit bounds the whole answer: structured content longer than
+/// it is left out (the result is then an error, which the output schema
+/// does not bind), not sent whole beside the cut text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_content_over_the_output_limit_is_left_out() {
+    let mut registry = ToolRegistry::new().with_max_output_bytes(Some(1024));
+    registry.register(ListNames).unwrap();
+    let mut peer = Peer::start(McpServer::new(registry));
+    peer.initialize().await;
+    let call = |id: u32, count: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "list_names", "arguments": {"count": count}}});
+
+    peer.send(call(1, 3)).await;
+    let answer = peer.next().await;
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["names"][2], "name number 2",
+        "{answer}"
+    );
+
+    peer.send(call(2, 50_000)).await;
+    let answer = peer.next().await;
+    let size = answer.to_string().len();
+    assert!(size < 4096, "the answer is bounded: {size} bytes");
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer["result"].get("structuredContent").is_none(), "{answer}");
+    let content = answer["result"]["content"].as_array().unwrap();
+    assert!(
+        content[0]["text"].as_str().unwrap().contains("[output cut here"),
+        "{answer}"
+    );
+    let last = content.last().unwrap()["text"].as_str().unwrap();
+    assert!(last.contains("structured result was left out"), "{last}");
+}
+
+/// Reads from `stream` until the server closes it (or 20 s pass): what it
+/// sent before.
+async fn read_until_closed(stream: &mut tokio::net::TcpStream) -> Result<Vec<u8>, tokio::time::error::Elapsed> {
+    use tokio::io::AsyncReadExt as _;
+    let mut got = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let mut buffer = [0u8; 1024];
+        // A reset counts as closed too.
+        while let Ok(read @ 1..) = stream.read(&mut buffer).await {
+            got.extend_from_slice(&buffer[..read]);
+        }
+    })
+    .await?;
+    Ok(got)
+}
+
+/// A client that trickles its headers (a "slowloris"), or keeps a
+/// connection open without sending a request, is cut off after the header
+/// time limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_or_idle_connection_is_closed() {
+    let addr = serve_http(HttpOptions::new().header_timeout(Duration::from_millis(500))).await;
+
+    // One header line every 100 ms, for ever.
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut read, mut write) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        write
+            .write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+            .await?;
+        for i in 0.. {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            write.write_all(format!("X-Slow-{i}: a\r\n").as_bytes()).await?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    let closed = tokio::time::timeout(Duration::from_secs(20), async {
+        use tokio::io::AsyncReadExt as _;
+        let mut got = Vec::new();
+        let mut buffer = [0u8; 1024];
+        while let Ok(read @ 1..) = read.read(&mut buffer).await {
+            got.extend_from_slice(&buffer[..read]);
+        }
+        got
+    })
+    .await
+    .expect("the server closes a connection whose headers trickle");
+    trickle.abort();
+    let got = String::from_utf8_lossy(&closed);
+    assert!(!got.starts_with("HTTP/1.1 2"), "{got}");
+
+    // A kept-alive connection that sends no next request is closed too.
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let got = read_until_closed(&mut stream)
+        .await
+        .expect("the server closes an idle kept-alive connection");
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 404"), "{got}");
+
+    // A connection that sends nothing at all is closed too.
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    read_until_closed(&mut stream)
+        .await
+        .expect("the server closes a silent connection");
+}
+
+/// At most so many connections are open at once: another waits until one
+/// closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_bounded_in_number() {
+    use tokio::io::AsyncReadExt as _;
+    let addr = serve_http(HttpOptions::new().max_connections(1)).await;
+    let holding = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // Let the server take it.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut waiting = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET /elsewhere HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    waiting.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), waiting.read_exact(&mut head))
+            .await
+            .is_err(),
+        "the second connection waits"
+    );
+    drop(holding);
+    tokio::time::timeout(Duration::from_secs(20), waiting.read_exact(&mut head))
+        .await
+        .expect("the second connection is served once the first closes")
+        .unwrap();
+    assert_eq!(&head[9..12], b"404");
+}
+
+/// Dropping the server's future stops it: a client's event stream ends,
+/// and no new connection is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_http_server_stops_it() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(echo_server().serve_http_on(listener, HttpOptions::new()));
+    let session = open_session(addr).await;
+    let mut listening = open_event_stream(addr, &session).await;
+    serving.abort();
+    read_until_closed(&mut listening)
+        .await
+        .expect("the event stream ends with the server");
+    assert!(
+        tokio::net::TcpStream::connect(addr).await.is_err(),
+        "the listener is closed"
+    );
+}

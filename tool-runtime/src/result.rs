@@ -233,8 +233,8 @@ impl ToolResult {
     /// with one marker saying how many bytes were left out in all, and the
     /// text after it is left out. Other blocks and the structured content
     /// are kept as they are; the structured content keeps `max` as its
-    /// limit, for the formats that would send it in place of the text to
-    /// judge ([`ToolResult::structured_too_long`]).
+    /// limit, for the formats that would send it to judge
+    /// ([`ToolResult::structured_too_long`]).
     pub(crate) fn cut_text(&mut self, max: usize) {
         self.structured_limit = self.structured_content.is_some().then_some(max);
         let mut left = max;

@@ -51,15 +51,33 @@ pub fn tool_call(params: &Value) -> Result<ToolCall, FormatError> {
 
 /// A `CallToolResult`: `{content, isError, structuredContent?}`.
 /// Structured content is included when the result is a JSON object, as MCP
-/// requires.
+/// requires, unless its JSON is longer than the registry's output limit
+/// (the text is cut to it, the structured content never is): then, so that
+/// the answer stays bounded, it is left out and the result is an `isError`
+/// one (which MCP exempts from the tool's `outputSchema`) that carries the
+/// text and a last block saying so.
 pub fn reply(result: &ToolResult) -> Value {
-    let content: Vec<Value> = result.content.iter().map(content_block).collect();
-    let mut out = json!({"content": content, "isError": result.is_error});
-    if let Some(structured @ Value::Object(_)) = &result.structured_content {
-        out["structuredContent"] = structured.clone();
+    let mut content: Vec<Value> = result.content.iter().map(content_block).collect();
+    let mut is_error = result.is_error;
+    let structured = match &result.structured_content {
+        Some(Value::Object(_)) if result.structured_too_long() => {
+            content.push(json!({"type": "text", "text": STRUCTURED_LEFT_OUT}));
+            is_error = true;
+            None
+        }
+        Some(structured @ Value::Object(_)) => Some(structured.clone()),
+        _ => None,
+    };
+    let mut out = json!({"content": content, "isError": is_error});
+    if let Some(structured) = structured {
+        out["structuredContent"] = structured;
     }
     out
 }
+
+/// The block that ends a result whose structured content was left out.
+const STRUCTURED_LEFT_OUT: &str = "[The structured result was left out: its JSON is longer than the output limit. \
+     The text above is all of the answer, and may be cut.]";
 
 fn content_block(content: &Content) -> Value {
     match content {

@@ -16,6 +16,7 @@ use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
 
 use super::McpError;
+use super::connections::{Limits, serve_connections};
 use super::order::Lines;
 use super::server::{Handler, McpServer};
 use super::sessions::Sessions;
@@ -29,7 +30,12 @@ use crate::registry::ToolRegistry;
 /// those hosts too; no token is asked for. A server reachable from other
 /// machines names its hosts with [`HttpOptions::allow_hosts`] and should
 /// ask for a token. At most [`DEFAULT_MAX_SESSIONS`] sessions are open at
-/// once unless [`HttpOptions::max_sessions`] says otherwise.
+/// once unless [`HttpOptions::max_sessions`] says otherwise, and a session
+/// idle for 30 minutes ends ([`HttpOptions::session_idle_timeout`]).
+/// [`McpServer::serve_http`] and [`McpServer::serve_http_on`] also bound
+/// the connections: how long a request's headers may take and an idle
+/// connection may stay open ([`HttpOptions::header_timeout`]) and how many
+/// are open at once ([`HttpOptions::max_connections`]).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct HttpOptions {
@@ -39,6 +45,9 @@ pub struct HttpOptions {
     public: bool,
     max_sessions: usize,
     body_timeout: Duration,
+    session_idle: Duration,
+    header_timeout: Duration,
+    max_connections: usize,
 }
 
 /// How many sessions the HTTP endpoint keeps open at once by default.
@@ -57,6 +66,9 @@ impl Default for HttpOptions {
             public: false,
             max_sessions: DEFAULT_MAX_SESSIONS,
             body_timeout: Duration::from_secs(30),
+            session_idle: Duration::from_secs(30 * 60),
+            header_timeout: Duration::from_secs(30),
+            max_connections: 1024,
         }
     }
 }
@@ -99,9 +111,24 @@ impl HttpOptions {
     /// that many are open, a client that asks for a new one (an
     /// `initialize` without `Mcp-Session-Id`) gets 503 and the sessions
     /// already open go on. A session ends when its client ends it
-    /// (`DELETE`) or after five minutes without a request.
+    /// (`DELETE`) or when it has been idle for the
+    /// [`session_idle_timeout`](HttpOptions::session_idle_timeout).
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
+        self
+    }
+
+    /// Ends a session that has been idle for `limit` (30 minutes by
+    /// default; at most a quarter of it, or a minute, later): no request
+    /// came for it that long, and none of its event streams is open. A
+    /// session whose call is still running, however long, or whose client
+    /// listens on its `GET` stream is never idle. A client that comes back
+    /// to an ended session gets 404 and must initialize a new one, which
+    /// some clients do not do on their own; so this bounds what clients
+    /// that leave without `DELETE` hold, more than it saves memory.
+    /// `Duration::MAX` keeps idle sessions until they are ended.
+    pub fn session_idle_timeout(mut self, limit: Duration) -> Self {
+        self.session_idle = limit;
         self
     }
 
@@ -114,6 +141,30 @@ impl HttpOptions {
         self.body_timeout = limit;
         self
     }
+
+    /// How long a client of [`McpServer::serve_http`] or
+    /// [`McpServer::serve_http_on`] may take to send a request's headers,
+    /// and how long a kept-alive connection may wait for its next request;
+    /// 30 seconds by default. The connection is closed when it runs out,
+    /// so a client that opens connections and trickles their headers (or
+    /// sends nothing) cannot hold them for ever. A request in progress,
+    /// an event stream among them, is not bounded by it. (A
+    /// [`McpHttpService`] mounted on a router of your own is served by
+    /// your server, under its limits.)
+    pub fn header_timeout(mut self, limit: Duration) -> Self {
+        self.header_timeout = limit;
+        self
+    }
+
+    /// Keeps at most `max` connections open at once (at least one; 1,024
+    /// by default) in [`McpServer::serve_http`] and
+    /// [`McpServer::serve_http_on`]: while that many are open, a new one
+    /// waits in the listener's queue until one closes. Each client's open
+    /// `GET` event stream holds a connection.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.max(1);
+        self
+    }
 }
 
 /// The MCP endpoint as a tower service: mount it on an axum router at any
@@ -122,6 +173,22 @@ impl HttpOptions {
 /// session) of the streamable HTTP transport, for every revision a client
 /// speaks over it (2024-11-05 on). The older HTTP+SSE transport (a `GET`
 /// event stream and a separate `POST` endpoint) is not served.
+///
+/// One message a request: a JSON-RPC batch (a JSON array) is refused with
+/// 400 and error `-32600`. Event streams carry messages only; no event
+/// without data is sent for a client to resume the stream by (no stream
+/// can be resumed).
+///
+/// Browsers: the service answers no CORS preflight (`OPTIONS`) and sets
+/// no `Access-Control-*` header, so a client running in a web page needs
+/// it wrapped in a CORS layer of your own (tower-http's `CorsLayer`, say)
+/// that answers preflights from the page's origin, allows the request
+/// headers `Content-Type`, `Accept`, `Authorization`, `Mcp-Session-Id`,
+/// `Mcp-Protocol-Version` and `Last-Event-ID`, and exposes
+/// `Mcp-Session-Id`; that origin must also be one of
+/// [`HttpOptions::allow_origins`]. [`McpServer::serve_http`] and
+/// [`McpServer::serve_http_on`] answer no preflight either, so they serve
+/// no client in a browser.
 #[derive(Clone)]
 pub struct McpHttpService {
     inner: StreamableHttpService<Handler, Sessions>,
@@ -145,14 +212,20 @@ impl std::fmt::Debug for McpHttpService {
 impl McpServer {
     /// The HTTP endpoint of this server, checked as `options` say.
     pub fn http_service(self, options: HttpOptions) -> McpHttpService {
+        // No priming events (an event with empty data sent first on each
+        // stream, for a client to resume it): without an event store
+        // nothing can be resumed, and clients older than protocol
+        // 2025-11-25 read the empty data as a message and fail. The
+        // sessions' streams have their own switch (see `sessions`).
         let config = StreamableHttpServerConfig::default()
+            .with_sse_retry(None)
             .with_allowed_hosts(options.hosts)
             .with_allowed_origins(options.origins)
             .enforce_origin_validation()
             .with_max_request_body_bytes(self.inner.max_message_bytes);
         let max_body_bytes = self.inner.max_message_bytes;
         let registry = self.inner.registry.clone();
-        let sessions = Sessions::new(options.max_sessions);
+        let sessions = Sessions::new(options.max_sessions, options.session_idle);
         // A handler for each session.
         let inner = StreamableHttpService::new(move || Ok(Handler::new(self.clone())), sessions.clone(), config);
         McpHttpService {
@@ -165,17 +238,26 @@ impl McpServer {
         }
     }
 
-    /// Serves on `addr` at the path `/mcp` until the process ends, with the
-    /// default [`HttpOptions`]. `addr` must be a loopback address; use
-    /// [`McpServer::serve_http_on`] with named hosts for any other.
+    /// Serves on `addr` at the path `/mcp` with the default
+    /// [`HttpOptions`], as [`McpServer::serve_http_on`] does. `addr` must
+    /// be a loopback address; use [`McpServer::serve_http_on`] with named
+    /// hosts for any other.
     pub async fn serve_http(self, addr: SocketAddr) -> Result<(), McpError> {
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(McpError::io)?;
         self.serve_http_on(listener, HttpOptions::default()).await
     }
 
-    /// Serves on an open listener at the path `/mcp` until the process ends.
-    /// A listener on an address other than loopback needs
-    /// [`HttpOptions::allow_hosts`].
+    /// Serves HTTP/1.1 on an open listener at the path `/mcp` until the
+    /// future is dropped; it returns only an error, at the start. A
+    /// listener on an address other than loopback needs
+    /// [`HttpOptions::allow_hosts`]. The connections are bounded in time
+    /// and number ([`HttpOptions::header_timeout`],
+    /// [`HttpOptions::max_connections`]).
+    ///
+    /// Dropping the future (in a `select!` with a shutdown signal, say)
+    /// stops the server: no new connection is accepted, every session
+    /// ends (calls still running are cancelled, event streams close), and
+    /// each connection closes once the response it is writing is written.
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener, options: HttpOptions) -> Result<(), McpError> {
         let addr = listener.local_addr().map_err(McpError::io)?;
         if !addr.ip().is_loopback() && !options.public {
@@ -183,8 +265,16 @@ impl McpServer {
                 "refusing to serve MCP on {addr}, which is not a loopback address, without HttpOptions::allow_hosts"
             )));
         }
-        let router = axum::Router::new().route_service("/mcp", self.http_service(options));
-        axum::serve(listener, router).await.map_err(McpError::io)
+        let limits = Limits {
+            header_timeout: options.header_timeout,
+            max_connections: options.max_connections,
+        };
+        let service = self.http_service(options);
+        // Cancelled when this future is dropped: rmcp then ends every
+        // session and closes its streams.
+        let _end_sessions = service.inner.config.cancellation_token.clone().drop_guard();
+        let router = axum::Router::new().route_service("/mcp", service);
+        match serve_connections(listener, router, limits).await {}
     }
 }
 

@@ -10,6 +10,7 @@
 //! own types and `serde_json::Value`.
 
 mod config;
+mod connections;
 mod http;
 mod mount;
 mod order;

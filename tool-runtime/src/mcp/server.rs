@@ -42,7 +42,12 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// [`ToolContext`](crate::ToolContext). Invalid arguments, `arguments`
 /// that are no JSON object among them, are `isError` results that list
 /// every problem; an unknown tool, or a call without a string `name`, is a
-/// protocol error (`-32602`).
+/// protocol error (`-32602`). A JSON-RPC batch (a JSON array, which MCP
+/// dropped in revision 2025-06-18) is refused with `-32600`, over both
+/// transports. A structured result whose JSON is longer than the
+/// registry's output limit is answered as
+/// [`format::mcp::reply`](crate::format::mcp::reply) says: an `isError`
+/// result with the cut text and without the structured content.
 ///
 /// ```no_run
 /// # fn registry() -> tool_runtime::ToolRegistry { tool_runtime::ToolRegistry::new() }
@@ -127,7 +132,10 @@ impl McpServer {
     }
 
     /// Bounds the size of one incoming message (a stdio line, an HTTP body).
-    /// Larger messages are dropped (stdio) or refused with 413 (HTTP).
+    /// Larger messages are refused with 413 (HTTP) or dropped (stdio):
+    /// a line too long gets no answer, not even an error, since its id
+    /// is not read (rmcp logs it at `error` level), so the client's
+    /// request waits until the client gives up on it.
     pub fn with_max_message_bytes(self, bytes: usize) -> Self {
         self.edit(|inner| inner.max_message_bytes = bytes.max(1024))
     }
@@ -149,6 +157,25 @@ impl McpServer {
 
     /// Serves on this process's stdin and stdout until stdin closes. Write
     /// any logging to stderr: stdout carries the protocol.
+    ///
+    /// Each call runs on a thread of Tokio's blocking pool, and a tool
+    /// that never yields runs on there after its time limit. Dropping a
+    /// runtime waits for those threads, so with `#[tokio::main]` such a
+    /// tool keeps the process alive after stdin closes until the tool
+    /// ends. To exit regardless, build the runtime yourself and end it
+    /// with [`Runtime::shutdown_timeout`](tokio::runtime::Runtime::shutdown_timeout):
+    ///
+    /// ```no_run
+    /// # fn registry() -> tool_runtime::ToolRegistry { tool_runtime::ToolRegistry::new() }
+    /// fn main() -> Result<(), tool_runtime::mcp::McpError> {
+    ///     let runtime = tokio::runtime::Runtime::new().expect("a Tokio runtime");
+    ///     let server = tool_runtime::mcp::McpServer::new(registry());
+    ///     let served = runtime.block_on(server.serve_stdio());
+    ///     // Calls still running get a second to end, then are left behind.
+    ///     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    ///     served
+    /// }
+    /// ```
     pub async fn serve_stdio(self) -> Result<(), McpError> {
         let (read, write) = rmcp::transport::stdio();
         self.serve(read, write).await

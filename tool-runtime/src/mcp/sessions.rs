@@ -1,15 +1,26 @@
-//! The HTTP endpoint's sessions, bounded in number.
+//! The HTTP endpoint's sessions, bounded in number and ended when idle.
 //!
-//! rmcp keeps every session a client opens until the client ends it or it
-//! has been idle for five minutes; a client that opens sessions in a loop
-//! would otherwise grow the server without limit. [`Sessions`] is rmcp's
-//! own in-memory manager with one rule added: no new session while
-//! `max` are open.
+//! rmcp keeps every session a client opens until the client ends it; a
+//! client that opens sessions in a loop would otherwise grow the server
+//! without limit. [`Sessions`] is rmcp's own in-memory manager with two
+//! rules added: no new session while `max` are open, and a session ends
+//! once it has been idle for `idle`. Idle means no request came for that
+//! long and none of its event streams is open: a session whose call is
+//! still running (its response stream is open) or whose client listens on
+//! its `GET` stream is never idle, however long that lasts. (rmcp's own
+//! idle timer, which knows of neither, is off.)
+//!
+//! rmcp's priming events (an event with an id, a `retry` and empty data,
+//! sent first on every stream so that a client may resume it) are off too:
+//! without an event store nothing can be resumed, and clients older than
+//! protocol 2025-11-25 read the empty data as a message and fail.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
-use futures_util::Stream;
+use futures_util::{Stream, StreamExt as _};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError};
 use rmcp::transport::streamable_http_server::session::{
@@ -17,20 +28,43 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 /// rmcp's in-memory session manager, refusing a new session while `max`
-/// are open.
+/// are open and ending a session idle for `idle`.
 pub(super) struct Sessions {
     inner: LocalSessionManager,
     max: usize,
     /// Held while a session is made.
     creating: tokio::sync::Mutex<()>,
+    idle: Duration,
+    /// What each open session is doing, to tell when it is idle.
+    activity: Mutex<HashMap<SessionId, Activity>>,
+    /// Whether the task that ends idle sessions runs.
+    reaping: std::sync::atomic::AtomicBool,
+    /// This manager, for the streams' guards and the reaping task, which
+    /// must not keep it alive.
+    me: Weak<Sessions>,
+}
+
+/// The event streams a session has open, and when it was last used.
+struct Activity {
+    streams: usize,
+    since: Instant,
 }
 
 impl Sessions {
-    pub(super) fn new(max: usize) -> Arc<Self> {
-        Arc::new(Sessions {
-            inner: LocalSessionManager::default(),
+    pub(super) fn new(max: usize, idle: Duration) -> Arc<Self> {
+        let mut inner = LocalSessionManager::default();
+        // Sessions end when idle as this manager sees it (see above).
+        inner.session_config.keep_alive = None;
+        // No priming events (see above).
+        inner.session_config.sse_retry = None;
+        Arc::new_cyclic(|me| Sessions {
+            inner,
             max,
             creating: tokio::sync::Mutex::new(()),
+            idle,
+            activity: Mutex::new(HashMap::new()),
+            reaping: std::sync::atomic::AtomicBool::new(false),
+            me: me.clone(),
         })
     }
 
@@ -38,18 +72,123 @@ impl Sessions {
     /// time, so that two made at once cannot both take the last place.
     async fn within_max<T>(
         &self,
-        make: impl Future<Output = Result<T, LocalSessionManagerError>>,
-    ) -> Result<T, SessionError> {
+        make: impl Future<Output = Result<(SessionId, T), LocalSessionManagerError>>,
+    ) -> Result<(SessionId, T), SessionError> {
         let _creating = self.creating.lock().await;
         if self.full().await {
             return Err(SessionError::Full(self.max));
         }
-        Ok(make.await?)
+        let (id, made) = make.await?;
+        self.activity().insert(
+            id.clone(),
+            Activity {
+                streams: 0,
+                since: Instant::now(),
+            },
+        );
+        self.start_reaping();
+        Ok((id, made))
     }
 
     /// Whether every place is taken: a new session would be refused.
     pub(super) async fn full(&self) -> bool {
         self.inner.sessions.read().await.len() >= self.max
+    }
+
+    fn activity(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Activity>> {
+        // The map is never left half-changed, so a panic elsewhere while
+        // it was held leaves nothing wrong in it.
+        self.activity.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Notes that the session was used now (an unknown id is not added).
+    fn touch(&self, id: &SessionId) {
+        if let Some(activity) = self.activity().get_mut(id) {
+            activity.since = Instant::now();
+        }
+    }
+
+    /// Counts an event stream of the session as open until the guard
+    /// returned is dropped.
+    fn hold(&self, id: &SessionId) -> StreamGuard {
+        if let Some(activity) = self.activity().get_mut(id) {
+            activity.streams += 1;
+            activity.since = Instant::now();
+        }
+        StreamGuard {
+            sessions: self.me.clone(),
+            id: id.clone(),
+        }
+    }
+
+    /// Starts, once, the task that ends idle sessions. It holds the
+    /// manager only while it looks, and ends with it.
+    fn start_reaping(&self) {
+        use std::sync::atomic::Ordering;
+        if self.reaping.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        // Looked at a few times an idle period, so a session ends at most
+        // a quarter late (a minute at most).
+        let every = (self.idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(60));
+        let me = self.me.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(sessions) = me.upgrade() else {
+                    return;
+                };
+                for id in sessions.idle_sessions() {
+                    tracing::debug!(session = %id, "ending an idle MCP session");
+                    if let Err(e) = sessions.inner.close_session(&id).await {
+                        tracing::warn!(session = %id, "could not end an idle MCP session: {e}");
+                    }
+                }
+            }
+        });
+    }
+
+    /// The sessions idle for longer than `idle`, forgotten here.
+    fn idle_sessions(&self) -> Vec<SessionId> {
+        let now = Instant::now();
+        let mut activity = self.activity();
+        let idle: Vec<SessionId> = activity
+            .iter()
+            .filter(|(_, a)| a.streams == 0 && now.saturating_duration_since(a.since) >= self.idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &idle {
+            activity.remove(id);
+        }
+        idle
+    }
+}
+
+/// Counts one open event stream of a session until dropped.
+struct StreamGuard {
+    sessions: Weak<Sessions>,
+    id: SessionId,
+}
+
+/// `stream`, counted as open until it is dropped.
+fn guarded<S: Stream<Item = ServerSseMessage> + Send + Sync + 'static>(
+    stream: S,
+    guard: StreamGuard,
+) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
+    stream.map(move |message| {
+        let _held = &guard;
+        message
+    })
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if let Some(sessions) = self.sessions.upgrade()
+            && let Some(activity) = sessions.activity().get_mut(&self.id)
+        {
+            activity.streams = activity.streams.saturating_sub(1);
+            activity.since = Instant::now();
+        }
     }
 }
 
@@ -101,26 +240,34 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, SessionError> {
+        self.touch(id);
         Ok(self.inner.initialize_session(id, message).await?)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, SessionError> {
+        // Asked of every request to a session.
+        self.touch(id);
         Ok(self.inner.has_session(id).await?)
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), SessionError> {
+        self.activity().remove(id);
         Ok(self.inner.close_session(id).await?)
     }
 
+    /// The stream that carries the answer to a request: while it is open
+    /// (the call runs), the session is not idle.
     async fn create_stream(
         &self,
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
-        Ok(self.inner.create_stream(id, message).await?)
+        let guard = self.hold(id);
+        Ok(guarded(self.inner.create_stream(id, message).await?, guard))
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), SessionError> {
+        self.touch(id);
         Ok(self.inner.accept_message(id, message).await?)
     }
 
@@ -128,7 +275,8 @@ impl SessionManager for Sessions {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
-        Ok(self.inner.create_standalone_stream(id).await?)
+        let guard = self.hold(id);
+        Ok(guarded(self.inner.create_standalone_stream(id).await?, guard))
     }
 
     async fn resume(
@@ -136,13 +284,18 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
-        Ok(self.inner.resume(id, last_event_id).await?)
+        let guard = self.hold(id);
+        Ok(guarded(self.inner.resume(id, last_event_id).await?, guard))
     }
 
     async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, SessionError> {
         // No session store is configured, so rmcp never asks; were it to,
         // a restored session would count like any other.
-        self.within_max(self.inner.restore_session(id)).await
+        let restored = self.within_max(async {
+            let outcome = self.inner.restore_session(id.clone()).await?;
+            Ok((id, outcome))
+        });
+        Ok(restored.await?.1)
     }
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {
