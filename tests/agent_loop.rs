@@ -35,6 +35,7 @@ async fn every_model_stop_reason_ends_the_run_as_documented() {
         (ModelStop::MaxTokens, StopReason::MaxTokens),
         (ModelStop::Refusal, StopReason::Refusal),
         (ModelStop::StopSequence(Some("END".into())), StopReason::StopSequence),
+        (ModelStop::ContextWindowExceeded, StopReason::MaxTokens),
         (ModelStop::Other("something_new".into()), StopReason::EndTurn),
     ] {
         let outcome = Agent::new(Scripted::new([text("Partial", stop.clone())]), registry())
@@ -226,6 +227,19 @@ impl Model for Stalls {
     }
 }
 
+/// The transcript of a run whose turn ended before the model's answer,
+/// after the stream started `t1` (`wait_forever`): the call, answered as
+/// cancelled, so it is neither unanswered nor forgotten.
+fn assert_started_call_answered_as_cancelled(transcript: &[Message]) {
+    assert_transcript_valid(transcript);
+    assert_eq!(transcript.len(), 3, "{transcript:?}");
+    assert_eq!(transcript[0], Message::user("Go"));
+    let calls: Vec<&str> = transcript[1].tool_uses().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, ["t1"]);
+    let result = transcript[2].tool_results().next().unwrap();
+    assert!(result.is_error && result.to_text().contains("cancel"), "{result:?}");
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_model_call_cancelled_mid_stream_leaves_no_unanswered_call() {
     let cancellation = Cancellation::new();
@@ -237,7 +251,7 @@ async fn a_model_call_cancelled_mid_stream_leaves_no_unanswered_call() {
     });
     let outcome = agent.run_cancellable(vec![Message::user("Go")], &cancellation).await;
     assert_eq!(outcome.stop, StopReason::Cancelled);
-    assert_eq!(outcome.transcript, vec![Message::user("Go")]);
+    assert_started_call_answered_as_cancelled(&outcome.transcript);
 }
 
 #[tokio::test(start_paused = true)]
@@ -245,7 +259,73 @@ async fn a_model_failing_mid_stream_stops_the_started_tools() {
     let outcome = Agent::new(Stalls { fail: true }, registry()).run("Go").await;
     assert_eq!(outcome.stop, StopReason::ModelError);
     assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Overloaded);
-    assert_eq!(outcome.transcript, vec![Message::user("Go")]);
+    assert_started_call_answered_as_cancelled(&outcome.transcript);
+}
+
+/// A model that streams a complete `add` call, waits until the call has
+/// had time to run, then fails.
+struct FailsAfterAdd;
+
+impl Model for FailsAfterAdd {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            events(StreamEvent::ToolUse(ToolUse::new("t1", "add", json!({"a": 2, "b": 3}))));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Err(ModelError::new(ModelErrorKind::Overloaded, "Overloaded"))
+        })
+    }
+}
+
+/// A call the stream started and that finished before the model failed
+/// stays in the transcript with its result: passed back, the conversation
+/// knows the call ran and does not have to make it again.
+#[tokio::test(start_paused = true)]
+async fn a_call_that_ran_before_the_model_failed_stays_in_the_transcript() {
+    let outcome = Agent::new(FailsAfterAdd, registry()).run("Add 2 and 3").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(outcome.transcript.len(), 3, "{:?}", outcome.transcript);
+    assert_eq!(
+        outcome.transcript[1].content,
+        [Block::ToolUse(ToolUse::new("t1", "add", json!({"a": 2, "b": 3})))]
+    );
+    let result = outcome.transcript[2].tool_results().next().unwrap();
+    assert_eq!((result.to_text().as_str(), result.is_error), ("5", false));
+
+    let model = Arc::new(Scripted::new([text("It is 5.", ModelStop::EndTurn)]));
+    let mut transcript = outcome.transcript;
+    transcript.push(Message::user("Go on."));
+    let outcome = Agent::new(model.clone(), registry())
+        .run_cancellable(transcript.clone(), &Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_eq!(model.requests()[0], transcript);
+}
+
+/// A turn with calls whose stop reason the crate does not know is not
+/// known whole: none of its calls runs, each is answered, and the run
+/// stops with an error naming the reason.
+#[tokio::test]
+async fn calls_of_a_turn_with_an_unknown_stop_reason_do_not_run() {
+    let mut turn = calls(&[("t1", "add", json!({"a": 1, "b": 2})), ("t2", "greet", json!({}))]);
+    turn.stop = ModelStop::Other("something_new".into());
+    let model = Arc::new(Scripted::new([turn]));
+    let outcome = Agent::new(model.clone(), registry()).early_start(false).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert!(error.message().contains("something_new"), "{error}");
+    assert_eq!(model.requests().len(), 1);
+    assert_transcript_valid(&outcome.transcript);
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results
+            .iter()
+            .all(|r| r.is_error && r.to_text().contains("something_new")),
+        "{results:?}"
+    );
 }
 
 #[tokio::test]

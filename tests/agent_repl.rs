@@ -2,6 +2,8 @@
 
 mod agent_support;
 
+use std::sync::Arc;
+
 use agent_support::registry;
 use serde_json::json;
 use tool_runtime::agent::repl::Repl;
@@ -133,4 +135,60 @@ async fn a_chat_shows_the_model_s_calls_cut_and_escaped() {
     assert!(output.len() < 4_000, "{} bytes", output.len());
     assert!(output.contains("[calling \\u{1b}[2J"), "{output}");
     assert!(output.contains("Hello, \\u{1b}]52;c;AAAA\\u{7} and more!"), "{output}");
+}
+
+/// The model's own text is shown as it streams, its lines and tabs kept,
+/// every other control character escaped as a tool's output is: the model
+/// cannot clear the screen, set the clipboard or rewrite a line.
+#[tokio::test]
+async fn the_model_s_text_cannot_steer_the_terminal() {
+    let model = Scripted::new([ModelResponse::new(
+        vec![Block::Text {
+            text: "Hi\x1b[2J there\x1b]52;c;AAAA\x07\r\n\tdone\u{9b}31m".into(),
+        }],
+        ModelStop::EndTurn,
+    )]);
+    let mut output = Vec::new();
+    Repl::new(registry())
+        .model(model)
+        .run("Go\n".as_bytes(), &mut output)
+        .await
+        .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    assert!(!output.contains(['\x1b', '\x07', '\r', '\u{9b}']), "{output:?}");
+    assert!(
+        output.contains("Hi\\u{1b}[2J there\\u{1b}]52;c;AAAA\\u{7}\\r\n\tdone\\u{9b}31m\n"),
+        "{output:?}"
+    );
+}
+
+/// Only a slash and a command word make a command: a line that starts
+/// with a path (`/etc/hosts ...`) or any other slash is chat, and `//`
+/// sends a line that would be a command, less one slash. A misspelt
+/// command is still refused rather than sent.
+#[tokio::test]
+async fn a_line_that_starts_with_a_slash_but_no_command_word_is_chat() {
+    let reply = || ModelResponse::new(vec![Block::Text { text: "Noted.".into() }], ModelStop::EndTurn);
+    let model = Arc::new(Scripted::new([reply(), reply(), reply()]));
+    let mut output = Vec::new();
+    Repl::new(registry())
+        .model(model.clone())
+        .run(
+            "/etc/hosts looks wrong\n/2 + 3?\n//help me\n/tols\n/help\n".as_bytes(),
+            &mut output,
+        )
+        .await
+        .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    let sent: Vec<String> = model
+        .requests()
+        .iter()
+        .map(|messages| messages.last().unwrap().text())
+        .collect();
+    assert_eq!(sent, ["/etc/hosts looks wrong", "/2 + 3?", "/help me"], "{output}");
+    assert!(output.contains("Unknown command `/tols`."), "{output}");
+    assert!(
+        output.contains("start a line with // to send"),
+        "the help says how to send such a line: {output}"
+    );
 }

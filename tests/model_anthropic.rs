@@ -975,3 +975,169 @@ async fn a_forced_tool_choice_gives_way_to_auto_once_tools_have_answered() {
         json!({"type": "tool", "name": "add"})
     );
 }
+
+/// A run over one streamed or whole turn of `stop_reason` holding a
+/// complete call (`toolu_1`, input streamed) and, last, a call cut before
+/// its input began (`toolu_2`); the ids of the calls that started.
+async fn cut_turn(stop_reason: &str, stream: bool) -> (Outcome, Vec<String>) {
+    let reply = if stream {
+        let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
+        blocks.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "greet", "input": {}}}));
+        blocks.push(json!({"type": "content_block_stop", "index": 1}));
+        stream_stopping(blocks, stop_reason)
+    } else {
+        let mut whole = anthropic_tool_use(
+            "Adding.",
+            &[
+                ("toolu_1", "add", json!({"a": 2, "b": 3})),
+                ("toolu_2", "greet", json!({})),
+            ],
+        );
+        whole["stop_reason"] = json!(stop_reason);
+        Reply::ok(whole)
+    };
+    let server = Server::start(vec![reply], false).await;
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let seen = started.clone();
+    let outcome = Agent::new(client(&server, stream), registry())
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallStarted { id, .. } = event {
+                seen.lock().unwrap().push(id.clone());
+            }
+        })
+        .run("Add")
+        .await;
+    assert_eq!(server.requests().len(), 1, "{stop_reason}: no second turn");
+    assert_transcript_valid(&outcome.transcript);
+    let started = started.lock().unwrap().clone();
+    (outcome, started)
+}
+
+/// `model_context_window_exceeded` cuts a turn off as `max_tokens` does:
+/// only the calls a stream showed complete run, the others are answered
+/// as not run, and the run stops.
+#[tokio::test]
+async fn a_turn_cut_off_by_a_full_context_window_stops_as_max_tokens() {
+    for stream in [true, false] {
+        let (outcome, started) = cut_turn("model_context_window_exceeded", stream).await;
+        assert_eq!(
+            outcome.stop,
+            StopReason::MaxTokens,
+            "stream {stream}: {:?}",
+            outcome.error
+        );
+        let expected: &[&str] = if stream { &["toolu_1"] } else { &[] };
+        assert_eq!(started, expected, "stream {stream}");
+        let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+        assert_eq!(results[0].is_error, !stream, "stream {stream}: {:?}", results[0]);
+        assert!(
+            results[1].is_error && results[1].to_text().contains("context window"),
+            "{:?}",
+            results[1]
+        );
+    }
+}
+
+/// A stop reason the crate does not know may be a new kind of cut-off: a
+/// call not known whole never runs (the held one included), and the run
+/// stops with an error that names the reason, its transcript valid.
+#[tokio::test]
+async fn an_unknown_stop_reason_runs_no_call_not_known_whole() {
+    for stream in [true, false] {
+        let (outcome, started) = cut_turn("brand_new_reason", stream).await;
+        assert_eq!(outcome.stop, StopReason::ModelError, "stream {stream}");
+        let error = outcome.error.unwrap();
+        assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+        assert!(error.message().contains("brand_new_reason"), "{error}");
+        let expected: &[&str] = if stream { &["toolu_1"] } else { &[] };
+        assert_eq!(started, expected, "stream {stream}");
+        let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+        assert_eq!(results[0].is_error, !stream, "stream {stream}: {:?}", results[0]);
+        assert!(
+            results[1].is_error && results[1].to_text().contains("brand_new_reason"),
+            "{:?}",
+            results[1]
+        );
+    }
+}
+
+/// Statuses, broken connections and streams that fail before anything of
+/// them was handed on share one retry budget and one backoff sequence.
+#[tokio::test]
+async fn one_request_has_one_retry_budget_whatever_fails() {
+    let overloaded = || {
+        Reply::sse(vec![(
+            Some("error"),
+            json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string(),
+        )])
+    };
+    let busy = || {
+        Reply::status(
+            503,
+            json!({"type": "error", "error": {"type": "api_error", "message": "busy"}}),
+        )
+    };
+    let server = Server::start(
+        vec![busy(), overloaded(), busy(), overloaded(), busy(), overloaded(), busy()],
+        false,
+    )
+    .await;
+    let model = client(&server, true).retry(
+        RetryPolicy::default()
+            .max_retries(2)
+            .delays(Duration::ZERO, Duration::ZERO),
+    );
+    let outcome = Agent::new(model, registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Server);
+    assert_eq!(server.requests().len(), 3, "the first try and two retries");
+}
+
+/// A stream that fails after a call it started has run: the call and its
+/// result stay in the transcript, so a conversation passed back does not
+/// run it again unknowingly.
+#[tokio::test]
+async fn a_call_that_ran_before_the_stream_failed_stays_in_the_transcript() {
+    let finished = Arc::new(Notify::new());
+    let mut pieces: Vec<Piece> = [
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    ]
+    .into_iter()
+    .chain(streamed_call(0, "toolu_1", r#"{"a": 1, "b": 2}"#))
+    .map(|event| Piece::Bytes(sse_event(event["type"].as_str(), &event.to_string())))
+    .collect();
+    pieces.push(Piece::WaitFor(finished.clone()));
+    pieces.push(Piece::Bytes(sse_event(
+        Some("error"),
+        &json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}).to_string(),
+    )));
+    let server = Server::start(vec![Reply::Stream(pieces)], false).await;
+    let agent = Agent::new(client(&server, true), registry()).on_event(move |event| {
+        if matches!(event, AgentEvent::ToolCallFinished { .. }) {
+            finished.notify_one();
+        }
+    });
+    let outcome = agent.run("Add 1 and 2").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Overloaded);
+    assert_eq!(server.requests().len(), 1, "a stream whose call ran is not tried again");
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(outcome.transcript.len(), 3, "{:?}", outcome.transcript);
+    let call = outcome.transcript[1].tool_uses().next().unwrap();
+    assert_eq!((call.id.as_str(), &call.input), ("toolu_1", &json!({"a": 1, "b": 2})));
+    let result = outcome.transcript[2].tool_results().next().unwrap();
+    assert_eq!((result.to_text().as_str(), result.is_error), ("3", false));
+
+    // Passed back, the conversation goes on from the call's result.
+    let server = Server::start(vec![Reply::ok(anthropic_text("It is 3."))], false).await;
+    let mut transcript = outcome.transcript;
+    transcript.push(tool_runtime::model::Message::user("Go on."));
+    let outcome = Agent::new(client(&server, false), registry())
+        .run_cancellable(transcript, &Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_anthropic_requests(&server, "sk-ant-test");
+    let sent = &server.requests()[0].body["messages"];
+    assert_eq!(sent[1]["content"][0]["id"], "toolu_1");
+    assert_eq!(sent[2]["content"][0]["tool_use_id"], "toolu_1");
+}

@@ -402,3 +402,215 @@ async fn a_legacy_function_call_is_an_error_streamed_or_not() {
         assert_eq!(server.requests().len(), 1, "no second turn after a lost call");
     }
 }
+
+/// A chunk as the streaming API sends it.
+fn chunk(delta: serde_json::Value, finish: serde_json::Value) -> String {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    .to_string()
+}
+
+/// The error a one-turn run over `reply` ends with, tried once.
+async fn model_error(reply: Reply, stream: bool) -> tool_runtime::model::ModelError {
+    let server = Server::start(vec![reply], false).await;
+    let outcome = Agent::new(client(&server, stream).retry(RetryPolicy::none()), registry())
+        .run("Hi")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError, "{}", outcome.text);
+    assert_eq!(server.requests().len(), 1);
+    assert_transcript_valid(&outcome.transcript);
+    outcome.error.unwrap()
+}
+
+/// However a server reports an error in a stream (an `error` event, a
+/// chunk holding an error object or a string), the run ends with that
+/// error, its kind and its message, not with an empty answer.
+#[tokio::test]
+async fn a_stream_that_reports_an_error_is_the_server_s_error() {
+    let opening = (None, chunk(json!({"role": "assistant", "content": ""}), json!(null)));
+    let cases = [
+        (
+            Some("error"),
+            json!({"message": "This model's maximum context length is 8192 tokens", "type": "invalid_request_error"})
+                .to_string(),
+            ModelErrorKind::InvalidRequest,
+            "This model's maximum context length is 8192 tokens",
+        ),
+        (
+            Some("error"),
+            "Upstream timed out".to_owned(),
+            ModelErrorKind::Other,
+            "Upstream timed out",
+        ),
+        (
+            None,
+            json!({"error": "model crashed"}).to_string(),
+            ModelErrorKind::Other,
+            "model crashed",
+        ),
+        (
+            None,
+            json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error", "code": null}})
+                .to_string(),
+            ModelErrorKind::Server,
+            "The server had an error while processing your request.",
+        ),
+        (
+            None,
+            json!({"error": {"message": "Rate limit reached for gpt-4.1", "type": "requests", "code": "rate_limit_exceeded"}})
+                .to_string(),
+            ModelErrorKind::RateLimited,
+            "Rate limit reached for gpt-4.1",
+        ),
+        (
+            None,
+            json!({"error": {"object": "error", "message": "Internal error", "type": "InternalServerError", "code": 500}})
+                .to_string(),
+            ModelErrorKind::Server,
+            "Internal error",
+        ),
+    ];
+    for (name, data, kind, message) in cases {
+        let reply = Reply::sse(vec![opening.clone(), (name, data.clone()), (None, "[DONE]".to_owned())]);
+        let error = model_error(reply, true).await;
+        assert_eq!(error.kind(), kind, "{data}: {error}");
+        assert_eq!(error.message(), message, "{data}");
+    }
+}
+
+/// A stream that ends (`[DONE]`) with neither a finish_reason nor any
+/// content is no answer. That covers a server that reports its error in a
+/// line the SSE format does not have (`error: ...`, which SSE clients must
+/// ignore): the run fails rather than ending on an empty turn.
+#[tokio::test]
+async fn a_stream_of_nothing_is_an_error_not_an_empty_answer() {
+    let opening = chunk(json!({"role": "assistant", "content": ""}), json!(null));
+    let replies = [
+        Reply::sse(vec![(None, "[DONE]".to_owned())]),
+        Reply::sse(vec![(None, opening.clone()), (None, "[DONE]".to_owned())]),
+        Reply::Stream(vec![
+            Piece::Bytes(sse_event(None, &opening)),
+            Piece::Bytes("error: {\"message\": \"upstream failed\"}\n\n".to_owned()),
+            Piece::Bytes(sse_event(None, "[DONE]")),
+        ]),
+    ];
+    for reply in replies {
+        let error = model_error(reply, true).await;
+        assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+        assert!(error.message().contains("finish_reason"), "{error}");
+    }
+    // An empty answer that says it finished is an answer.
+    let server = Server::start(
+        vec![Reply::sse(vec![
+            (None, opening),
+            (None, chunk(json!({}), json!("stop"))),
+            (None, "[DONE]".to_owned()),
+        ])],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+}
+
+/// A server error or a rate limit reported with status 200, in the body
+/// or first thing in a stream, is tried again as the statuses are; an
+/// error no retry can mend is not.
+#[tokio::test]
+async fn a_transient_error_answered_with_status_200_is_tried_again() {
+    let server_error =
+        json!({"error": {"message": "The server had an error while processing your request.", "type": "server_error"}});
+    let limited = json!({"error": {"message": "Rate limit reached for gpt-4.1", "type": "requests", "code": "rate_limit_exceeded"}});
+    for failure in [server_error.clone(), limited] {
+        let server = Server::start(
+            vec![
+                Reply::ok(failure.clone()),
+                Reply::ok(openai_completion(Some("Hi."), &[], "stop")),
+            ],
+            false,
+        )
+        .await;
+        let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+        assert_eq!(outcome.stop, StopReason::EndTurn, "{failure}: {:?}", outcome.error);
+        assert_eq!(server.requests().len(), 2, "{failure}");
+    }
+    let server = Server::start(
+        vec![
+            Reply::sse(vec![(None, server_error.to_string()), (None, "[DONE]".to_owned())]),
+            openai_stream(Some("Hi."), &[], "stop"),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "Hi.");
+    assert_eq!(server.requests().len(), 2);
+
+    let invalid = json!({"error": {"message": "Invalid 'messages'", "type": "invalid_request_error"}});
+    let server = Server::start(
+        vec![
+            Reply::ok(invalid),
+            Reply::ok(openai_completion(Some("Hi."), &[], "stop")),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, false), registry()).run("Hi").await;
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::InvalidRequest);
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// `openai_stream`'s pieces without its last two events (the usage chunk
+/// and `[DONE]`): what arrives up to the finish_reason.
+fn up_to_finish(content: Option<&str>, calls: &[(&str, &str, &str)], finish: &str) -> Vec<Piece> {
+    let Reply::Stream(mut pieces) = openai_stream(content, calls, finish) else {
+        unreachable!()
+    };
+    pieces.truncate(pieces.len() - 2);
+    pieces
+}
+
+/// The connection breaking after the finish_reason arrived loses nothing
+/// of the turn (only the usage that would have followed): the turn is
+/// kept, and its calls run once. Before it, the break is the run's error.
+#[tokio::test]
+async fn a_stream_cut_after_its_finish_reason_keeps_the_turn() {
+    let server = Server::start(
+        vec![Reply::StreamCut(up_to_finish(Some("Hi there."), &[], "stop"))],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "Hi there.");
+    assert_eq!(server.requests().len(), 1);
+
+    let server = Server::start(
+        vec![
+            Reply::StreamCut(up_to_finish(
+                None,
+                &[("call_a", "add", "{\"a\": 2, \"b\": 3}")],
+                "tool_calls",
+            )),
+            openai_stream(Some("5."), &[], "stop"),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Add").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_transcript_valid(&outcome.transcript);
+    assert_openai_requests(&server, "sk-test");
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(server.requests()[1].body["messages"][3]["content"], "5");
+
+    // Cut before it: the text was shown, so the failure is the run's.
+    let mut early = up_to_finish(Some("Hi there."), &[], "stop");
+    early.pop();
+    let server = Server::start(vec![Reply::StreamCut(early)], false).await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Connection);
+    assert_eq!(server.requests().len(), 1);
+}

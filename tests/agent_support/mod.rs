@@ -44,6 +44,10 @@ pub enum Reply {
     /// A 200 whose body breaks off halfway: the connection closes before
     /// the length it announced.
     Cut(Value),
+    /// A stream that breaks off after its pieces: it announces a length
+    /// longer than what it sends, so the client sees the body end early
+    /// (a connection failure), not a stream that ended.
+    StreamCut(Vec<Piece>),
 }
 
 impl Reply {
@@ -183,15 +187,8 @@ async fn serve(
                     body: body.clone(),
                 },
                 Reply::Cut(body) => Reply::Cut(body.clone()),
-                Reply::Stream(pieces) => Reply::Stream(
-                    pieces
-                        .iter()
-                        .filter_map(|p| match p {
-                            Piece::Bytes(b) => Some(Piece::Bytes(b.clone())),
-                            _ => None,
-                        })
-                        .collect(),
-                ),
+                Reply::Stream(pieces) => Reply::Stream(bytes_only(pieces)),
+                Reply::StreamCut(pieces) => Reply::StreamCut(bytes_only(pieces)),
             }
         } else {
             replies
@@ -225,21 +222,43 @@ async fn serve(
         Reply::Stream(pieces) => {
             let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
             let _ = stream.write_all(head.as_bytes()).await;
-            for piece in pieces {
-                match piece {
-                    Piece::Bytes(bytes) => {
-                        let _ = stream.write_all(bytes.as_bytes()).await;
-                        let _ = stream.flush().await;
-                    }
-                    Piece::Mark(mark) => marks.lock().unwrap().push(mark.to_owned()),
-                    Piece::WaitFor(notify) => {
-                        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), notify.notified()).await;
-                    }
-                }
-            }
+            write_pieces(&mut stream, pieces, &marks).await;
+        }
+        Reply::StreamCut(pieces) => {
+            // Far more than the pieces: the body ends before its length.
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: 1000000\r\nconnection: close\r\n\r\n";
+            let _ = stream.write_all(head.as_bytes()).await;
+            write_pieces(&mut stream, pieces, &marks).await;
         }
     }
     let _ = stream.shutdown().await;
+}
+
+/// The bytes of `pieces` (marks and waits dropped), for a reply served again.
+fn bytes_only(pieces: &[Piece]) -> Vec<Piece> {
+    pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Bytes(b) => Some(Piece::Bytes(b.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Writes a stream's pieces one by one, flushing each.
+async fn write_pieces(stream: &mut TcpStream, pieces: Vec<Piece>, marks: &Mutex<Vec<String>>) {
+    for piece in pieces {
+        match piece {
+            Piece::Bytes(bytes) => {
+                let _ = stream.write_all(bytes.as_bytes()).await;
+                let _ = stream.flush().await;
+            }
+            Piece::Mark(mark) => marks.lock().unwrap().push(mark.to_owned()),
+            Piece::WaitFor(notify) => {
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(10), notify.notified()).await;
+            }
+        }
+    }
 }
 
 // ---- Anthropic bodies, as the Messages API documents them ----

@@ -19,6 +19,14 @@
 //! not allowed, times out, panics or is cancelled, and when the run stops for
 //! any reason: a run never leaves a tool call unanswered, except the calls a
 //! deferral leaves pending (see [`Agent::resume`]).
+//!
+//! A turn that may have been cut off (max_tokens, a full context window, a
+//! refusal, a stop reason this crate does not know) runs only the calls its
+//! stream had already shown complete; the others are answered as not run.
+//! When a streamed turn fails or is cancelled after calls of it started,
+//! those calls stay in the transcript with their results (stopped where
+//! they still ran): a call that ran is never forgotten, so a conversation
+//! passed back does not make it again unknowingly.
 
 mod adapter;
 mod approval;
@@ -183,7 +191,8 @@ impl<M: Model> Agent<M> {
     /// Continues `transcript` (it should end with a user message: add one
     /// to an earlier outcome's transcript) until the run stops. Raising
     /// `cancellation` stops the model call and the running tools; the
-    /// transcript stays valid.
+    /// transcript stays valid, the calls a streamed turn had started
+    /// answered in it.
     pub async fn run_cancellable(&self, transcript: Vec<Message>, cancellation: &Cancellation) -> Outcome {
         let state = RunState {
             transcript,
@@ -411,7 +420,7 @@ impl<M: Model> Agent<M> {
             };
 
             // The model's turn; complete streamed calls start at once.
-            let mut started: HashMap<String, Running> = HashMap::new();
+            let mut started = Started::default();
             let mut streamed_text = false;
             let response = {
                 let mut on_stream = |event: StreamEvent| match event {
@@ -421,9 +430,8 @@ impl<M: Model> Agent<M> {
                     }
                     StreamEvent::Thinking(text) => self.emit(&AgentEvent::Thinking(text)),
                     StreamEvent::ToolUse(call) => {
-                        if self.early_start && !started.contains_key(&call.id) {
-                            let id = call.id.clone();
-                            started.insert(id, self.start(call, &context, cancellation));
+                        if self.early_start && !started.contains(&call.id) {
+                            started.insert(self.start(call, &context, cancellation));
                         }
                     }
                 };
@@ -435,20 +443,15 @@ impl<M: Model> Agent<M> {
             };
             let response = match response {
                 Some(Ok(response)) => response,
-                other => {
-                    // The assistant message never reaches the transcript, so
-                    // the calls started from it must not run on.
-                    for (_, running) in started {
-                        running.stop().await;
-                    }
-                    return match other {
-                        Some(Err(error)) => {
-                            let mut outcome = state.end(StopReason::ModelError);
-                            outcome.error = Some(error);
-                            outcome
-                        }
-                        _ => state.end(StopReason::Cancelled),
-                    };
+                Some(Err(error)) => {
+                    self.keep_started(&mut state, started).await;
+                    let mut outcome = state.end(StopReason::ModelError);
+                    outcome.error = Some(error);
+                    return outcome;
+                }
+                None => {
+                    self.keep_started(&mut state, started).await;
+                    return state.end(StopReason::Cancelled);
                 }
             };
             state.usage += response.usage;
@@ -469,9 +472,7 @@ impl<M: Model> Agent<M> {
             // Each call is answered by its id, so a turn whose calls share
             // one (or have none) cannot be answered: nothing of it runs.
             if let Err(problem) = check_call_ids(calls.iter().map(|call| call.id.as_str())) {
-                for (_, running) in started {
-                    running.stop().await;
-                }
+                self.keep_started(&mut state, started).await;
                 let mut outcome = state.end(StopReason::ModelError);
                 outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem.to_string()));
                 return outcome;
@@ -487,7 +488,7 @@ impl<M: Model> Agent<M> {
                 });
                 let stop = match response.stop {
                     ModelStop::PauseTurn => continue,
-                    ModelStop::MaxTokens => StopReason::MaxTokens,
+                    ModelStop::MaxTokens | ModelStop::ContextWindowExceeded => StopReason::MaxTokens,
                     ModelStop::Refusal => StopReason::Refusal,
                     ModelStop::StopSequence(_) => StopReason::StopSequence,
                     _ => StopReason::EndTurn,
@@ -495,10 +496,11 @@ impl<M: Model> Agent<M> {
                 return state.end(stop);
             }
 
-            // A turn cut off (max_tokens, a refusal) may end in a call
-            // whose arguments were cut off too: its calls are answered
-            // without running (those a stream already started, known
-            // whole, run on), and the run stops as the model did.
+            // A turn cut off (max_tokens, a full context window, a refusal,
+            // a reason not known) may end in a call whose arguments were
+            // cut off too: its calls are answered without running (those a
+            // stream already started, known whole, run on), and the run
+            // stops as the model did.
             let cut_off = response.stop.interrupts();
             // Every call of the turn runs; their results answer in order.
             let mut slots = Vec::with_capacity(calls.len());
@@ -522,7 +524,7 @@ impl<M: Model> Agent<M> {
                 slots.push(handle);
             }
             // A streamed call the final message does not hold must not run on.
-            for (_, running) in started.drain() {
+            for running in started.into_ordered() {
                 running.stop().await;
             }
             let mut results = Vec::with_capacity(calls.len());
@@ -568,27 +570,82 @@ impl<M: Model> Agent<M> {
                 content.push(Block::Text { text: notice });
             }
             state.transcript.push(Message::new(Role::User, content));
-            let refused = response.stop == ModelStop::Refusal;
+            let ending = cut_off.then(|| cut_off_ending(&response.stop));
             self.emit(&AgentEvent::TurnFinished {
                 turn,
                 stop: response.stop,
             });
-            if cut_off {
-                return state.end(if refused {
-                    StopReason::Refusal
-                } else {
-                    StopReason::MaxTokens
-                });
+            if let Some((stop, error)) = ending {
+                let mut outcome = state.end(stop);
+                outcome.error = error;
+                return outcome;
             }
         }
     }
 
+    /// Keeps the calls a streamed turn started when the turn's message
+    /// never came whole (the model failed, the run was cancelled, the
+    /// message was malformed): each is stopped where it still runs, and
+    /// the transcript gets an assistant message of those calls, in the
+    /// order the stream completed them, then one of their results. A call
+    /// that ran had its effects; dropped from the transcript, it would be
+    /// made again by a conversation passed back. (A call without an id
+    /// cannot be answered, so it is only stopped.)
+    async fn keep_started(&self, state: &mut RunState, started: Started) {
+        let started: Vec<Running> = started.into_ordered().collect();
+        // All told at once: one slow to stop does not keep the others going.
+        for running in &started {
+            running.signal.cancel();
+        }
+        let mut calls = Vec::new();
+        let mut results = Vec::new();
+        for running in started {
+            let call = running.call.clone();
+            let slot = running.stop_for_result().await;
+            if call.id.is_empty() {
+                continue;
+            }
+            let block = match slot {
+                Ok(Slot::Done(block)) => block,
+                Ok(Slot::Pending(_)) => {
+                    let text = format!(
+                        "The call of `{}` was not run: the model's turn ended before it was complete.",
+                        clip(&call.name)
+                    );
+                    let result = adapter::not_run(&call, text, false);
+                    self.emit(&finished_event(&call, &result, Duration::ZERO));
+                    adapter::result_block(&call.id, &result)
+                }
+                Err(error) => {
+                    let text = format!("The call of `{}` failed before it ran: {error}.", clip(&call.name));
+                    let result = adapter::not_run(&call, text, error.is_cancelled());
+                    self.emit(&finished_event(&call, &result, Duration::ZERO));
+                    adapter::result_block(&call.id, &result)
+                }
+            };
+            calls.push(Block::ToolUse(call));
+            results.push(Block::ToolResult(block));
+        }
+        if !calls.is_empty() {
+            state.transcript.push(Message::new(Role::Assistant, calls));
+            state.transcript.push(Message::new(Role::User, results));
+        }
+    }
+
     /// The answer to a call of a turn cut off by `stop` (max_tokens, a
-    /// refusal), which does not run.
+    /// full context window, a refusal, a reason not known), which does not
+    /// run.
     fn cut_off(&self, call: &ToolUse, stop: &ModelStop) -> JoinHandle<Slot> {
         let why = match stop {
-            ModelStop::Refusal => "the model's turn ended in a refusal",
-            _ => "the model's turn was cut off at its max_tokens limit",
+            ModelStop::Refusal => "the model's turn ended in a refusal".to_owned(),
+            ModelStop::ContextWindowExceeded => {
+                "the model's turn was cut off when its context window was full".to_owned()
+            }
+            ModelStop::Other(reason) => format!(
+                "the model's turn ended for a reason this crate does not know (`{}`)",
+                clip(reason)
+            ),
+            _ => "the model's turn was cut off at its max_tokens limit".to_owned(),
         };
         let text = format!(
             "The call of `{}` was not run: {why}, so the call may be incomplete.",
@@ -625,6 +682,27 @@ impl<M: Model> Agent<M> {
     }
 }
 
+/// How a run ends after a turn of calls cut off by `stop`: as the model
+/// stopped (max_tokens, a refusal), or, for a reason this crate does not
+/// know, with an error that names it (the turn could not be acted on).
+fn cut_off_ending(stop: &ModelStop) -> (StopReason, Option<ModelError>) {
+    match stop {
+        ModelStop::Refusal => (StopReason::Refusal, None),
+        ModelStop::Other(reason) => {
+            let message = format!(
+                "the model ended a turn of tool calls for a reason this crate does not know (`{}`), so the turn may be \
+                 incomplete: its calls not already started from the stream were answered as not run",
+                clip(reason)
+            );
+            (
+                StopReason::ModelError,
+                Some(ModelError::new(ModelErrorKind::MalformedResponse, message)),
+            )
+        }
+        _ => (StopReason::MaxTokens, None),
+    }
+}
+
 fn finished_event(call: &ToolUse, result: &ToolResult, duration: Duration) -> AgentEvent {
     AgentEvent::ToolCallFinished {
         id: call.id.clone(),
@@ -650,8 +728,42 @@ impl Running {
     /// Stops the call, its tool told as on a time-out, and waits for its
     /// task to end; the result is dropped.
     async fn stop(self) {
+        let _ = self.stop_for_result().await;
+    }
+
+    /// Stops the call as [`Running::stop`] does, and returns what it came
+    /// to: its result if it finished first, else its answer as stopped.
+    async fn stop_for_result(self) -> Result<Slot, tokio::task::JoinError> {
         self.signal.cancel();
-        let _ = self.handle.await;
+        self.handle.await
+    }
+}
+
+/// The calls a turn started from its stream, by id, in the order the stream
+/// completed them.
+#[derive(Default)]
+struct Started {
+    order: Vec<String>,
+    running: HashMap<String, Running>,
+}
+
+impl Started {
+    fn contains(&self, id: &str) -> bool {
+        self.running.contains_key(id)
+    }
+
+    fn insert(&mut self, running: Running) {
+        self.order.push(running.call.id.clone());
+        self.running.insert(running.call.id.clone(), running);
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Running> {
+        self.running.remove(id)
+    }
+
+    /// The calls not removed, in order.
+    fn into_ordered(mut self) -> impl Iterator<Item = Running> {
+        self.order.into_iter().filter_map(move |id| self.running.remove(&id))
     }
 }
 

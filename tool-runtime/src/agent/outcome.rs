@@ -31,13 +31,16 @@ pub enum StopReason {
     Deferred,
     /// The model declined to answer.
     Refusal,
-    /// The model ran out of output tokens. Tool calls of that turn are
-    /// answered as not run (one may be cut off), except those a stream
-    /// had already started.
+    /// The model ran out of output tokens, or its context window filled
+    /// up. Tool calls of that turn are answered as not run (one may be cut
+    /// off), except those a stream had already started.
     MaxTokens,
     /// The caller cancelled the run.
     Cancelled,
-    /// The model call failed; see [`Outcome::error`].
+    /// The model call failed, or its answer could not be acted on (calls
+    /// with ids missing or repeated, a turn of calls that stopped for a
+    /// reason this crate does not know); see [`Outcome::error`]. Calls a
+    /// stream had started before are in the transcript with their results.
     ModelError,
 }
 
@@ -81,7 +84,9 @@ pub struct Outcome {
     /// Why the run stopped.
     pub stop: StopReason,
     /// The whole conversation. Every tool call in it is answered in the
-    /// next message, except the calls pending in [`Outcome::deferred`].
+    /// next message, except the calls pending in [`Outcome::deferred`];
+    /// every call that ran is in it, those of a turn that failed or was
+    /// cancelled mid-stream included.
     pub transcript: Vec<Message>,
     /// Tokens used over the run.
     pub usage: Usage,

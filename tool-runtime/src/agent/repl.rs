@@ -9,10 +9,19 @@
 //! ```
 //!
 //! Commands: `/tools [FORMAT [strict]]`, `/schema NAME`, `/call NAME {json}`,
-//! `/reset`, `/help`, `/quit`; any other line is a chat message. A line is
-//! at most 2 MiB of UTF-8; a longer one, or one that is no UTF-8, is
-//! refused with a message and the session goes on.
+//! `/reset`, `/help`, `/quit`. A line is a command when its first word is a
+//! slash and letters (`/tools`); an unknown one is refused, so a misspelt
+//! command never reaches the model. Any other line is a chat message, one
+//! that starts with a path (`/etc/hosts looks wrong`) included, and a line
+//! that starts with `//` is sent with one slash less (`//help` sends
+//! `/help`). A line is at most 2 MiB of UTF-8; a longer one, or one that is
+//! no UTF-8, is refused with a message and the session goes on.
+//!
+//! The model's text is shown as it streams, with its control characters
+//! other than newline and tab escaped (`\u{1b}`), as a tool's output is: the
+//! model cannot steer the terminal.
 
+use std::borrow::Cow;
 use std::io::{self, IsTerminal as _};
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,7 +52,10 @@ Commands:
   /reset                    forget the conversation
   /help                     this text
   /quit                     leave
-Any other line is sent to the model, which may call the tools.
+A line whose first word is a slash and letters is a command; an unknown one
+is refused. Any other line is sent to the model, which may call the tools
+(a line such as `/etc/hosts looks wrong` too); start a line with // to send
+it with one slash less (//help sends /help).
 ";
 
 /// The REPL: a registry, and optionally a model to chat with.
@@ -158,9 +170,16 @@ impl Repl {
                     transcript.clear();
                     "The conversation is forgotten.\n".to_owned()
                 }
-                _ if command.starts_with('/') => format!("Unknown command `{}`. /help lists them.\n", clip(command)),
+                _ if is_command_word(command) => {
+                    format!("Unknown command `{}`. /help lists them.\n", clip(command))
+                }
                 _ => {
-                    transcript = self.chat(std::mem::take(&mut transcript), line, &mut output).await?;
+                    // `//` sends the line with one slash less.
+                    let message = line
+                        .strip_prefix('/')
+                        .filter(|rest| rest.starts_with('/'))
+                        .unwrap_or(line);
+                    transcript = self.chat(std::mem::take(&mut transcript), message, &mut output).await?;
                     continue;
                 }
             };
@@ -341,9 +360,36 @@ impl<R: AsyncBufRead + Unpin> Lines<R> {
     }
 }
 
+/// Whether a line's first word makes it a command: a slash, then letters.
+fn is_command_word(word: &str) -> bool {
+    word.strip_prefix('/')
+        .is_some_and(|name| !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
+/// The model's text as the terminal gets it: newlines and tabs kept, every
+/// other control character escaped as in a tool's output (`\u{1b}`), so
+/// the model can neither clear the screen nor rewrite what was shown.
+fn terminal_text(text: &str) -> Cow<'_, str> {
+    if !text.contains(|c: char| c.is_control() && c != '\n' && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for piece in text.split_inclusive(['\n', '\t']) {
+        let (body, end) = match piece.strip_suffix(['\n', '\t']) {
+            Some(body) => (body, &piece[body.len()..]),
+            None => (piece, ""),
+        };
+        // Never cut: at most as many characters as bytes.
+        out.push_str(&clip_at(body, body.len()));
+        out.push_str(end);
+    }
+    Cow::Owned(out)
+}
+
 async fn show<W: AsyncWrite + Unpin>(event: &AgentEvent, output: &mut W, at_line_start: &mut bool) -> io::Result<()> {
     let text = match event {
         AgentEvent::Text(text) => {
+            let text = terminal_text(text);
             output.write_all(text.as_bytes()).await?;
             output.flush().await?;
             *at_line_start = text.ends_with('\n');
@@ -397,4 +443,26 @@ fn pretty<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_is_a_slash_and_letters() {
+        for word in ["/tools", "/quit", "/nope"] {
+            assert!(is_command_word(word), "{word}");
+        }
+        for word in ["/etc/hosts", "/2", "/", "//help", "tools", "/café"] {
+            assert!(!is_command_word(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn terminal_text_keeps_lines_and_tabs_and_escapes_the_rest() {
+        assert!(matches!(terminal_text("plain\n\ttext"), Cow::Borrowed(_)));
+        assert_eq!(terminal_text("a\x1b[2Jb\r\n\tc\u{9b}"), "a\\u{1b}[2Jb\\r\n\tc\\u{9b}");
+        assert_eq!(terminal_text("\x07\n\n\x07"), "\\u{7}\n\n\\u{7}");
+    }
 }

@@ -266,8 +266,7 @@ impl Anthropic {
             let stream: StreamState = http::stream(build, &self.retry, events).await?;
             stream.finish()
         } else {
-            let reply = http::send(build, &self.retry, http::bounded_body).await??;
-            parse_response(&http::json_body(&reply)?)
+            parse_response(&http::send(build, &self.retry).await?)
         }
     }
 }
@@ -333,6 +332,7 @@ fn stop_reason(reason: Option<&str>, sequence: Option<&str>) -> ModelStop {
         Some("end_turn") | None => ModelStop::EndTurn,
         Some("tool_use") => ModelStop::ToolUse,
         Some("max_tokens") => ModelStop::MaxTokens,
+        Some("model_context_window_exceeded") => ModelStop::ContextWindowExceeded,
         Some("stop_sequence") => ModelStop::StopSequence(sequence.map(str::to_owned)),
         Some("pause_turn") => ModelStop::PauseTurn,
         Some("refusal") => ModelStop::Refusal,
@@ -448,11 +448,12 @@ struct StreamState {
     id: Option<String>,
     finished: bool,
     /// A tool_use that ended without any input streamed, not yet reported.
-    /// When a turn is cut off (max_tokens, a refusal) the API ends the open
-    /// block before it says so: a call cut before its input began would
-    /// run on its start's empty input. It is known whole only once another
-    /// block starts or the turn ends for another reason. (Input cut short
-    /// is never whole JSON, so it never runs as it is.)
+    /// When a turn is cut off (max_tokens, a full context window, a
+    /// refusal) the API ends the open block before it says so: a call cut
+    /// before its input began would run on its start's empty input. It is
+    /// known whole only once another block starts or the turn ends for a
+    /// reason known not to cut it off. (Input cut short is never whole
+    /// JSON, so it never runs as it is.)
     held: Option<ToolUse>,
 }
 
@@ -461,8 +462,12 @@ impl http::StreamReader for StreamState {
         if event.data.is_empty() {
             return Ok(false);
         }
-        let data: Value =
-            serde_json::from_str(&event.data).map_err(|e| malformed(format!("a stream event is not JSON: {e}")))?;
+        let data: Value = match serde_json::from_str(&event.data) {
+            Ok(data) => data,
+            // An `error` event is the server's error whatever it holds.
+            Err(_) if event.event == "error" => return Err(http::event_error(&event.data)),
+            Err(e) => return Err(malformed(format!("a stream event is not JSON: {e}"))),
+        };
         let kind = data["type"].as_str().unwrap_or(event.event.as_str());
         let index = data["index"].as_u64();
         match kind {
@@ -553,7 +558,8 @@ impl http::StreamReader for StreamState {
             "message_delta" => {
                 let delta = &data["delta"];
                 let stop = stop_reason(delta["stop_reason"].as_str(), delta["stop_sequence"].as_str());
-                // A call cut off with its turn never starts early; the
+                // A call cut off with its turn (or held in a turn that
+                // stopped for a reason not known) never starts early; the
                 // loop answers it from the whole message.
                 if stop.interrupts() {
                     self.held = None;

@@ -1,6 +1,5 @@
 //! Sending a request with retries, and reading the API's errors.
 
-use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime};
 
@@ -49,12 +48,17 @@ pub(crate) fn encode_body(body: &Value, tools: &[&ToolDefinition]) -> Result<Vec
 }
 
 /// When and how often a failed request is tried again: HTTP 429, 500, 502,
-/// 503, 504 and 529 and connection failures, with exponential backoff and
-/// jitter, waiting what a `retry-after` (or `retry-after-ms`) header asks.
+/// 503, 504 and 529, connection failures, and an error the API reports in
+/// a successful answer (a body or a stream that has handed nothing on yet)
+/// when it says the server is overloaded, rate limited or failing; with
+/// exponential backoff and jitter, waiting what a `retry-after` (or
+/// `retry-after-ms`) header asks. One request has one budget and one
+/// backoff sequence, whatever fails on each try.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RetryPolicy {
-    /// Retries after the first attempt (default 3).
+    /// Retries after the first attempt (default 3), for all failures of a
+    /// request together.
     pub max_retries: u32,
     /// The first backoff (default 500 ms); it doubles each retry.
     pub initial_delay: Duration,
@@ -130,6 +134,15 @@ pub(crate) fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
 }
 
+/// The kinds of failure another attempt may mend: the server overloaded,
+/// rate limited or failing, or the connection lost.
+fn is_transient(kind: ModelErrorKind) -> bool {
+    matches!(
+        kind,
+        ModelErrorKind::Overloaded | ModelErrorKind::RateLimited | ModelErrorKind::Server | ModelErrorKind::Connection
+    )
+}
+
 /// `retry-after-ms` (OpenAI) or `retry-after`, in seconds or as an HTTP
 /// date (one already past asks for no wait).
 pub(crate) fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
@@ -156,59 +169,108 @@ fn retry_after_at(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Opti
     })
 }
 
-/// Sends what `build` makes and reads a successful response with `read`,
-/// retrying as `policy` says; returns what `read` made, or the typed error.
-///
-/// A connection failure is tried again, a body that breaks off while
-/// `read` reads it included (a stream that `read` hands on unread is the
-/// caller's to read: its events may already have been acted on).
-pub(crate) async fn send<T, R>(
-    build: impl Fn() -> reqwest::RequestBuilder,
-    policy: &RetryPolicy,
-    read: impl Fn(reqwest::Response) -> R,
-) -> Result<T, ModelError>
-where
-    R: Future<Output = Result<T, reqwest::Error>>,
-{
-    let mut attempt = 0;
-    loop {
-        let last = attempt >= policy.max_retries;
-        let failure = match build().send().await {
-            Ok(response) if response.status().is_success() => match read(response).await {
-                Ok(value) => return Ok(value),
-                Err(failure) => failure,
-            },
-            Ok(response) => {
-                let status = response.status().as_u16();
-                let wait = policy.delay(attempt, retry_after(response.headers()));
-                if let Some(wait) = wait.filter(|_| is_retryable_status(status) && !last) {
-                    tracing::debug!(status, ?wait, attempt, "model request failed; retrying");
-                    drop(response);
-                    tokio::time::sleep(wait).await;
-                    attempt += 1;
-                    continue;
-                }
-                return Err(status_error(response).await);
-            }
-            Err(failure) => failure,
-        };
-        // A request that timed out is not sent again (the limit covers
-        // the whole answer), but a connection that could not be made in
-        // time is a connection failure like any other.
-        let gave_up = failure.is_timeout() && !failure.is_connect();
-        if !broke_off(&failure) || gave_up || last {
-            return Err(transport_error(failure));
+/// A failed attempt: its error, whether another attempt may mend it, and
+/// the wait the server asked for.
+struct Failure {
+    error: ModelError,
+    transient: bool,
+    retry_after: Option<Duration>,
+}
+
+impl Failure {
+    /// A failure the answer itself reported (the API's error object, a
+    /// stream that broke off): tried again when its kind is transient.
+    fn of(error: ModelError) -> Self {
+        Failure {
+            transient: is_transient(error.kind()),
+            error,
+            retry_after: None,
         }
-        let wait = policy.delay(attempt, None).unwrap_or(policy.max_delay);
-        tracing::debug!(error = %failure, ?wait, attempt, "model request failed on the way; retrying");
-        tokio::time::sleep(wait).await;
-        attempt += 1;
     }
 }
 
-/// A successful response as it is, for [`send`]: a stream the caller reads.
-pub(crate) async fn unread(response: reqwest::Response) -> Result<reqwest::Response, reqwest::Error> {
-    Ok(response)
+/// One request's retries: one budget and one backoff sequence, whatever
+/// fails (a status, the connection, a stream before anything of it was
+/// handed on).
+struct Retries<'a> {
+    policy: &'a RetryPolicy,
+    done: u32,
+}
+
+impl<'a> Retries<'a> {
+    fn new(policy: &'a RetryPolicy) -> Self {
+        Retries { policy, done: 0 }
+    }
+
+    /// Waits before the next attempt after `failure`, or hands its error
+    /// back when there is none: the failure is not transient, the retries
+    /// are spent, or the server asked for a longer wait than the policy
+    /// allows.
+    async fn again(&mut self, failure: Failure) -> Result<(), ModelError> {
+        match self.policy.delay(self.done, failure.retry_after) {
+            Some(wait) if failure.transient && self.done < self.policy.max_retries => {
+                tracing::debug!(error = %failure.error, ?wait, retry = self.done, "model request failed; retrying");
+                tokio::time::sleep(wait).await;
+                self.done += 1;
+                Ok(())
+            }
+            _ => Err(failure.error),
+        }
+    }
+}
+
+/// Sends one attempt of what `build` makes: the successful response, or
+/// why there is none.
+async fn attempt(build: &impl Fn() -> reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
+    let response = build().send().await.map_err(transport_failure)?;
+    if response.status().is_success() {
+        return Ok(response);
+    }
+    let status = response.status().as_u16();
+    let retry_after = retry_after(response.headers());
+    Err(Failure {
+        error: status_error(response).await,
+        transient: is_retryable_status(status),
+        retry_after,
+    })
+}
+
+/// A request that failed on the way: tried again when the connection
+/// failed or broke off. A request that timed out is not sent again (the
+/// limit covers the whole answer), but a connection that could not be made
+/// in time is a connection failure like any other.
+fn transport_failure(error: reqwest::Error) -> Failure {
+    let gave_up = error.is_timeout() && !error.is_connect();
+    Failure {
+        transient: broke_off(&error) && !gave_up,
+        error: transport_error(error),
+        retry_after: None,
+    }
+}
+
+/// Sends what `build` makes and reads the successful answer as JSON,
+/// retrying as `policy` says: a retryable status, a connection that failed
+/// or broke off (a body that ends early included), and a body holding the
+/// API's error object of a transient kind (some gateways answer a failure
+/// with status 200). Returns the answer, or the typed error.
+pub(crate) async fn send(
+    build: impl Fn() -> reqwest::RequestBuilder,
+    policy: &RetryPolicy,
+) -> Result<Value, ModelError> {
+    let mut retries = Retries::new(policy);
+    loop {
+        let failure = match attempt(&build).await {
+            Ok(response) => match bounded_body(response).await {
+                Ok(body) => match json_body(&body) {
+                    Ok(value) => return Ok(value),
+                    Err(error) => Failure::of(error),
+                },
+                Err(failure) => failure,
+            },
+            Err(failure) => failure,
+        };
+        retries.again(failure).await?;
+    }
 }
 
 /// The most of a successful response read: a whole body, or a stream's
@@ -220,20 +282,18 @@ fn too_large() -> ModelError {
     malformed(format!("the response is larger than {MAX_RESPONSE_BYTES} bytes"))
 }
 
-/// A successful response's whole body, for [`send`]: `Ok(Err(..))` when it
-/// is larger than [`MAX_RESPONSE_BYTES`] (a body that breaks off is the
-/// outer error, tried again).
-pub(crate) async fn bounded_body(
-    mut response: reqwest::Response,
-) -> Result<Result<Vec<u8>, ModelError>, reqwest::Error> {
+/// A successful response's whole body, up to [`MAX_RESPONSE_BYTES`] (a
+/// larger one is an error no retry mends; one that breaks off is a
+/// connection failure).
+async fn bounded_body(mut response: reqwest::Response) -> Result<Vec<u8>, Failure> {
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await? {
+    while let Some(chunk) = response.chunk().await.map_err(transport_failure)? {
         if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
-            return Ok(Err(too_large()));
+            return Err(Failure::of(too_large()));
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(Ok(body))
+    Ok(body)
 }
 
 /// What puts a streamed answer together, one event at a time.
@@ -241,21 +301,36 @@ pub(crate) trait StreamReader: Default {
     /// Reads one event, handing on what the caller may act on at once;
     /// true once the stream's last event was read.
     fn event(&mut self, event: SseEvent, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError>;
+
+    /// Whether the answer read so far is whole (its stop reason came), so
+    /// that a connection breaking now loses nothing of it but what the
+    /// stream adds after (usage, say).
+    fn whole(&self) -> bool {
+        false
+    }
 }
 
 /// Sends a streamed request and reads its events into a new `S`, retrying
-/// as [`send`] does. A stream that fails before anything of it was handed
-/// on to `events` (an `overloaded_error` event first thing, a connection
-/// that broke) is also tried again, with the same policy: nothing of it can
-/// have been acted on. Once something was, its failure is the caller's.
+/// as [`send`] does, within the same budget. A stream that fails before
+/// anything of it was handed on to `events` (an `overloaded_error` event
+/// first thing, a connection that broke) is tried again too: nothing of it
+/// can have been acted on. Once something was, its failure is the
+/// caller's, unless the answer was already whole when the connection
+/// broke: then it is the answer.
 pub(crate) async fn stream<S: StreamReader>(
     build: impl Fn() -> reqwest::RequestBuilder,
     policy: &RetryPolicy,
     events: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<S, ModelError> {
-    let mut retry = 0;
+    let mut retries = Retries::new(policy);
     loop {
-        let response = send(&build, policy, unread).await?;
+        let response = match attempt(&build).await {
+            Ok(response) => response,
+            Err(failure) => {
+                retries.again(failure).await?;
+                continue;
+            }
+        };
         let mut state = S::default();
         let mut handed_on = false;
         let read = read_events(response, |event| {
@@ -267,23 +342,16 @@ pub(crate) async fn stream<S: StreamReader>(
         .await;
         let error = match read {
             Ok(()) => return Ok(state),
-            Err(error) => error,
-        };
-        let transient = matches!(
-            error.kind(),
-            ModelErrorKind::Overloaded
-                | ModelErrorKind::RateLimited
-                | ModelErrorKind::Server
-                | ModelErrorKind::Connection
-        );
-        match policy.delay(retry, None) {
-            Some(wait) if transient && !handed_on && retry < policy.max_retries => {
-                tracing::debug!(%error, ?wait, retry, "model stream failed before its first event; retrying");
-                tokio::time::sleep(wait).await;
-                retry += 1;
+            Err(ReadError::Transport(error)) if state.whole() => {
+                tracing::debug!(%error, "model stream broke off after its answer was whole; keeping the answer");
+                return Ok(state);
             }
-            _ => return Err(error),
+            Err(ReadError::Transport(error) | ReadError::Answer(error)) => error,
+        };
+        if handed_on {
+            return Err(error);
         }
+        retries.again(Failure::of(error)).await?;
     }
 }
 
@@ -368,23 +436,57 @@ async fn status_error(mut response: reqwest::Response) -> ModelError {
 }
 
 /// The error an API's error object means: an `error` event in a stream,
-/// or a body that holds `{"error": {"type", "message"}}` (some gateways
-/// answer a failure with status 200).
+/// or a body that holds `{"error": {"type", "code", "message"}}` (some
+/// gateways answer a failure with status 200). The object may also come
+/// bare (`{"type", "message"}`), or as a string (`{"error": "message"}`).
 pub(crate) fn stream_error(data: &Value) -> ModelError {
-    let error = data.get("error").unwrap_or(data);
-    let message = error["message"].as_str().unwrap_or("the stream reported an error");
+    let error = data.get("error").filter(|e| !e.is_null()).unwrap_or(data);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| error.as_str())
+        .unwrap_or("the stream reported an error");
     let message = clip_at(message, MAX_ERROR_MESSAGE_CHARS);
-    let kind = match error["type"].as_str() {
-        Some("overloaded_error") => ModelErrorKind::Overloaded,
-        Some("rate_limit_error") => ModelErrorKind::RateLimited,
-        Some("api_error") => ModelErrorKind::Server,
-        Some("invalid_request_error") => ModelErrorKind::InvalidRequest,
-        Some("authentication_error") => ModelErrorKind::Authentication,
-        Some("permission_error") => ModelErrorKind::Permission,
-        Some("not_found_error") => ModelErrorKind::NotFound,
-        _ => ModelErrorKind::Other,
+    ModelError::new(error_kind(error), message)
+}
+
+/// The error an `error` event of a stream means, whatever its data holds:
+/// the API's error object, or a message as text.
+pub(crate) fn event_error(data: &str) -> ModelError {
+    match serde_json::from_str::<Value>(data) {
+        Ok(value) => stream_error(&value),
+        Err(_) if !data.trim().is_empty() => {
+            ModelError::new(ModelErrorKind::Other, clip_at(data.trim(), MAX_ERROR_MESSAGE_CHARS))
+        }
+        Err(_) => ModelError::new(ModelErrorKind::Other, "the stream reported an error"),
+    }
+}
+
+/// The kind an error object names: by its `type` (Anthropic's and
+/// OpenAI's names, and the exception names vLLM sends), else by its `code`
+/// (OpenAI's `rate_limit_exceeded`, or the HTTP status some servers put
+/// there); `Other` when neither says.
+fn error_kind(error: &Value) -> ModelErrorKind {
+    let by_name = |name: &str| match name {
+        "overloaded_error" => Some(ModelErrorKind::Overloaded),
+        "rate_limit_error" | "rate_limit_exceeded" | "RateLimitError" => Some(ModelErrorKind::RateLimited),
+        "api_error" | "server_error" | "InternalServerError" => Some(ModelErrorKind::Server),
+        "invalid_request_error" | "BadRequestError" => Some(ModelErrorKind::InvalidRequest),
+        "authentication_error" | "invalid_api_key" | "AuthenticationError" => Some(ModelErrorKind::Authentication),
+        "permission_error" | "PermissionDeniedError" => Some(ModelErrorKind::Permission),
+        "not_found_error" | "NotFoundError" => Some(ModelErrorKind::NotFound),
+        _ => None,
     };
-    ModelError::new(kind, message)
+    let named = |key: &str| error.get(key).and_then(Value::as_str).and_then(by_name);
+    let status = || {
+        let code = error.get("code").and_then(Value::as_u64)?;
+        let status = u16::try_from(code).ok().filter(|s| (400..600).contains(s))?;
+        Some(ModelErrorKind::from_status(status))
+    };
+    named("type")
+        .or_else(|| named("code"))
+        .or_else(status)
+        .unwrap_or(ModelErrorKind::Other)
 }
 
 pub(crate) fn malformed(message: impl Into<String>) -> ModelError {
@@ -393,7 +495,7 @@ pub(crate) fn malformed(message: impl Into<String>) -> ModelError {
 
 /// Reads a whole body as JSON; a body holding the API's error object is
 /// that error, typed.
-pub(crate) fn json_body(body: &[u8]) -> Result<Value, ModelError> {
+fn json_body(body: &[u8]) -> Result<Value, ModelError> {
     let value = serde_json::from_slice(body).map_err(|e| malformed(format!("the response is not JSON: {e}")))?;
     match error_object(&value) {
         Some(error) => Err(error),
@@ -409,43 +511,57 @@ fn error_object(value: &Value) -> Option<ModelError> {
         .then(|| stream_error(value))
 }
 
+/// Why a stream was not read to its end.
+enum ReadError {
+    /// The connection failed or timed out.
+    Transport(ModelError),
+    /// What arrived is an error: the API's, or not what it documents.
+    Answer(ModelError),
+}
+
 /// Reads a stream of server-sent events, handing each to `on_event` as it
 /// completes; stops early when `on_event` says it has seen the end.
-pub(crate) async fn read_events(
+async fn read_events(
     mut response: reqwest::Response,
     mut on_event: impl FnMut(SseEvent) -> Result<bool, ModelError>,
-) -> Result<(), ModelError> {
+) -> Result<(), ReadError> {
     let mut parser = SseParser::default();
     let mut read = 0;
     // Until an event comes the body is kept, up to a bound: a server may
     // answer a stream with a JSON error body and status 200.
     let mut before_events = Vec::new();
     let mut any_event = false;
-    while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| ReadError::Transport(transport_error(e)))?
+    {
         read += chunk.len();
         if read > MAX_RESPONSE_BYTES {
-            return Err(too_large());
+            return Err(ReadError::Answer(too_large()));
         }
         if !any_event && before_events.len() < MAX_ERROR_BODY {
             before_events.extend_from_slice(&chunk);
         }
-        let events = parser.feed(&chunk).map_err(|e| malformed(e.to_string()))?;
+        let events = parser
+            .feed(&chunk)
+            .map_err(|e| ReadError::Answer(malformed(e.to_string())))?;
         for event in events {
             any_event = true;
-            if on_event(event)? {
+            if on_event(event).map_err(ReadError::Answer)? {
                 return Ok(());
             }
         }
     }
     if let Some(event) = parser.finish() {
-        on_event(event)?;
+        on_event(event).map_err(ReadError::Answer)?;
     } else if !any_event
         && let Some(error) = serde_json::from_slice(&before_events)
             .ok()
             .as_ref()
             .and_then(error_object)
     {
-        return Err(error);
+        return Err(ReadError::Answer(error));
     }
     Ok(())
 }
@@ -502,6 +618,82 @@ mod tests {
         for junk in ["soon", "-1", "NaN", "Wed, 32 Oct 2015 07:28:00 GMT"] {
             date.insert("retry-after", junk.parse().unwrap());
             assert_eq!(retry_after_at(&date, then), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn error_objects_are_typed_by_their_type_or_code_and_keep_their_message() {
+        use serde_json::json;
+        let cases = [
+            (
+                json!({"error": {"type": "overloaded_error", "message": "Overloaded"}}),
+                ModelErrorKind::Overloaded,
+                "Overloaded",
+            ),
+            (
+                json!({"error": {"type": "server_error", "message": "m"}}),
+                ModelErrorKind::Server,
+                "m",
+            ),
+            (
+                json!({"error": {"type": "requests", "code": "rate_limit_exceeded", "message": "m"}}),
+                ModelErrorKind::RateLimited,
+                "m",
+            ),
+            (
+                json!({"object": "error", "type": "InternalServerError", "code": 500, "message": "m"}),
+                ModelErrorKind::Server,
+                "m",
+            ),
+            (
+                json!({"error": {"code": 429, "message": "m"}}),
+                ModelErrorKind::RateLimited,
+                "m",
+            ),
+            (
+                json!({"error": {"code": 200, "message": "m"}}),
+                ModelErrorKind::Other,
+                "m",
+            ),
+            (
+                json!({"error": "model crashed"}),
+                ModelErrorKind::Other,
+                "model crashed",
+            ),
+            (
+                json!({"error": {"type": "insufficient_quota", "message": "m"}}),
+                ModelErrorKind::Other,
+                "m",
+            ),
+            (json!({"error": null, "message": "m"}), ModelErrorKind::Other, "m"),
+            (
+                json!({"error": {}}),
+                ModelErrorKind::Other,
+                "the stream reported an error",
+            ),
+        ];
+        for (data, kind, message) in cases {
+            let error = stream_error(&data);
+            assert_eq!((error.kind(), error.message()), (kind, message), "{data}");
+        }
+        assert_eq!(event_error("upstream gone").message(), "upstream gone");
+        assert_eq!(event_error("\"upstream gone\"").message(), "upstream gone");
+        assert_eq!(event_error("").message(), "the stream reported an error");
+        for kind in [
+            ModelErrorKind::Overloaded,
+            ModelErrorKind::RateLimited,
+            ModelErrorKind::Server,
+            ModelErrorKind::Connection,
+        ] {
+            assert!(is_transient(kind));
+        }
+        for kind in [
+            ModelErrorKind::InvalidRequest,
+            ModelErrorKind::Timeout,
+            ModelErrorKind::MalformedResponse,
+            ModelErrorKind::Other,
+        ] {
+            assert!(!is_transient(kind));
         }
     }
 

@@ -241,8 +241,7 @@ impl OpenAi {
             let stream: StreamState = http::stream(build, &self.retry, events).await?;
             stream.finish(events)
         } else {
-            let reply = http::send(build, &self.retry, http::bounded_body).await??;
-            parse_response(&http::json_body(&reply)?)
+            parse_response(&http::send(build, &self.retry).await?)
         }
     }
 }
@@ -294,11 +293,16 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
     }
 }
 
+/// The stop a `finish_reason` means. Besides OpenAI's own, an engine's
+/// end-of-sequence name that some compatible servers pass on (`eos`,
+/// `eos_token`) is a finished turn; any other name is [`ModelStop::Other`],
+/// which the loop never takes as a whole turn.
 fn finish_reason(reason: Option<&str>) -> ModelStop {
     match reason {
-        Some("stop") | None => ModelStop::EndTurn,
+        Some("stop") | Some("eos") | Some("eos_token") | None => ModelStop::EndTurn,
         Some("tool_calls") | Some("function_call") => ModelStop::ToolUse,
         Some("length") => ModelStop::MaxTokens,
+        Some("model_context_window_exceeded") => ModelStop::ContextWindowExceeded,
         Some("content_filter") => ModelStop::Refusal,
         Some(other) => ModelStop::Other(other.to_owned()),
     }
@@ -386,7 +390,18 @@ struct StreamState {
 
 impl http::StreamReader for StreamState {
     fn event(&mut self, event: SseEvent, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
+        // Some servers report a failure as an `error` event: the server's
+        // error, whatever its data holds (a bare error object, text).
+        if event.event == "error" {
+            return Err(http::event_error(&event.data));
+        }
         self.chunk(&event.data, events)
+    }
+
+    /// Whole once the choice's finish_reason came: only the usage chunk
+    /// and `[DONE]` follow it.
+    fn whole(&self) -> bool {
+        self.stop.is_some()
     }
 }
 
@@ -486,9 +501,10 @@ impl StreamState {
     }
 
     /// Checks and reports every call not reported yet: all are complete.
-    /// In a turn cut off (`length`, `content_filter`) the last call may be
-    /// incomplete, so the calls are checked but not reported: none starts
-    /// early, and the loop answers them from the whole message.
+    /// In a turn cut off (`length`, `content_filter`, a finish_reason not
+    /// known) the last call may be incomplete, so the calls are checked but
+    /// not reported: none starts early, and the loop answers them from the
+    /// whole message.
     fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
         let interrupted = self.stop.as_ref().is_some_and(ModelStop::interrupts);
         for call in self.calls.iter_mut().filter(|call| !call.reported) {
@@ -512,6 +528,12 @@ impl StreamState {
     fn finish(mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<ModelResponse, ModelError> {
         if !self.done && self.stop.is_none() {
             return Err(malformed("the stream ended before its last chunk"));
+        }
+        // `[DONE]` after nothing at all is no answer, but a failure the
+        // server reported in a form not read here (an `error:` line, which
+        // SSE clients must ignore, say): never an empty turn that ended well.
+        if self.stop.is_none() && self.text.is_empty() && self.refusal.is_empty() && self.calls.is_empty() {
+            return Err(malformed("the stream ended without a finish_reason or any content"));
         }
         self.report(events)?;
         let mut content = Vec::new();

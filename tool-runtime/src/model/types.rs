@@ -296,21 +296,31 @@ pub enum ModelStop {
     ToolUse,
     /// It ran out of output tokens (`max_tokens`, `length`).
     MaxTokens,
+    /// Its context window filled up while it wrote (Anthropic
+    /// `model_context_window_exceeded`): cut off as by `MaxTokens`.
+    ContextWindowExceeded,
     /// It wrote one of the stop sequences.
     StopSequence(Option<String>),
     /// A long turn paused (Anthropic `pause_turn`); send it back to go on.
     PauseTurn,
     /// It declined (Anthropic `refusal`, OpenAI `content_filter`).
     Refusal,
-    /// A reason this crate does not know, as sent.
+    /// A reason this crate does not know, as sent. It may be a new kind of
+    /// cut-off, so a turn that stops so is never taken as whole: the agent
+    /// loop runs none of its tool calls a stream had not already shown
+    /// complete.
     Other(String),
 }
 
 impl ModelStop {
-    /// The turn was interrupted (max_tokens, a refusal): its last call may
-    /// be incomplete, so none of its calls is known to be whole.
+    /// The turn may have been cut off (max_tokens, a full context window,
+    /// a refusal, a reason this crate does not know): its last call may be
+    /// incomplete, so none of its calls is known to be whole.
     pub(crate) fn interrupts(&self) -> bool {
-        matches!(self, ModelStop::MaxTokens | ModelStop::Refusal)
+        matches!(
+            self,
+            ModelStop::MaxTokens | ModelStop::ContextWindowExceeded | ModelStop::Refusal | ModelStop::Other(_)
+        )
     }
 }
 
