@@ -565,7 +565,11 @@ async fn store(
     #[param(description = "The job")] job: Job,
     #[param(description = "Lose the urgency")] lose: bool,
 ) -> Job {
-    let urgency = if lose { Urgency::Unknown } else { job.urgency };
+    let urgency = if lose || job.token.is_empty() {
+        Urgency::Unknown
+    } else {
+        job.urgency
+    };
     Job {
         stored_at: 1_700_000_000,
         urgency,
