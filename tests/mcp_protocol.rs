@@ -679,17 +679,8 @@ async fn an_empty_host_list_keeps_the_host_check() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_sessions_are_bounded_in_number() {
     let addr = serve_http(HttpOptions::new().max_sessions(2)).await;
-    let session_of = |head: &str| {
-        head.lines()
-            .find_map(|line| {
-                let (key, value) = line.split_once(':')?;
-                key.eq_ignore_ascii_case("mcp-session-id")
-                    .then(|| value.trim().to_owned())
-            })
-            .unwrap_or_else(|| panic!("no session id in {head}"))
-    };
-    let first = session_of(&http_post(addr, None, INITIALIZE).await.0);
-    let second = session_of(&http_post(addr, None, INITIALIZE).await.0);
+    let first = session_in(&http_post(addr, None, INITIALIZE).await.0);
+    let second = session_in(&http_post(addr, None, INITIALIZE).await.0);
     assert_ne!(first, second);
     assert_eq!(
         http_status(addr, &[], INITIALIZE).await,

@@ -555,6 +555,11 @@ struct Job {
     urgency: Urgency,
 }
 
+/// The keys of a schema's `properties`.
+fn names(properties: &Value) -> BTreeSet<&str> {
+    properties.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
 fn as_text<S: serde::Serializer>(size: &u64, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&size.to_string())
 }
@@ -599,12 +604,7 @@ fn structured_content_validates_against_the_output_schema_when_serde_writes_anot
 
     // The input side is serde's reading.
     let job_in = &input["properties"]["job"];
-    let read: BTreeSet<&str> = job_in["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let read = names(&job_in["properties"]);
     assert_eq!(
         read,
         BTreeSet::from(["job_name", "notes", "size", "step_count", "token", "urgency"]),
@@ -613,12 +613,7 @@ fn structured_content_validates_against_the_output_schema_when_serde_writes_anot
     assert_eq!(job_in["properties"]["urgency"]["enum"], json!(["low", "high"]));
 
     // The output side is serde's writing.
-    let written: BTreeSet<&str> = output["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let written = names(&output["properties"]);
     assert_eq!(
         written,
         BTreeSet::from(["jobName", "notes", "steps", "size", "storedAt", "urgency"]),
