@@ -128,20 +128,20 @@ fn struct_kind(
         let serde = serde_attrs(&field.attrs, cx);
         let Some(ident) = &field.ident else { continue };
         let rust_name = crate::ast::unraw(ident);
-        let written_name = match &serde.written_name {
-            Some(rename) => rename.value(),
-            None => container
-                .written_rename_all
-                .map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)),
-        };
+        let written_name = serde_name(
+            serde.written_name.as_ref(),
+            container.written_rename_all,
+            RenameRule::apply_to_field,
+            &rust_name,
+        );
         let ty = &field.ty;
-        let rust_type = quote!(#ty).to_string().replace(' ', "");
         let always = !serde.written_sometimes;
         if serde.skip {
             // Written but never read: in the output schema only, as any
             // value (its type need not describe itself).
             if !serde.skip_writing {
                 diverges = true;
+                let rust_type = type_text(ty);
                 let doc = docs::join_paragraphs(&docs::doc_lines(&field.attrs)).map(|d| quote!(.describe(#d)));
                 written.push(quote! {
                     #rt::__private::written_field(#written_name, #rt::__private::any_value() #doc, #always, #rust_type)
@@ -170,10 +170,7 @@ fn struct_kind(
         if let Some(SerdeDefault::Std(span)) = &serde.default {
             crate::valid::check_std_default(*span, &attrs.bounds, &field.ty, cx);
         }
-        let wire = match &serde.rename {
-            Some(rename) => rename.value(),
-            None => rule.map_or(rust_name.clone(), |r| r.apply_to_field(&rust_name)),
-        };
+        let wire = serde_name(serde.rename.as_ref(), rule, RenameRule::apply_to_field, &rust_name);
         check_field_wire_name(&wire, ident, serde.rename.as_ref(), cx);
         // As for a tool's parameter, a blank `description = ""` is none.
         let description = attrs
@@ -188,6 +185,7 @@ fn struct_kind(
             continue;
         };
         let has_default = serde.default.is_some() || container.default.is_some();
+        let rust_type = type_text(ty);
         let constrain = attrs
             .bounds
             .to_tokens(&quote!(#rt::__private))
@@ -358,12 +356,12 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
         // serde names a raw variant (`r#Type`) without its `r#`, as a field.
         let name = crate::ast::unraw(&variant.ident);
         if !serde.skip_writing {
-            written.push(match &serde.written_name {
-                Some(rename) => rename.value(),
-                None => container
-                    .written_rename_all
-                    .map_or(name.clone(), |r| r.apply_to_variant(&name)),
-            });
+            written.push(serde_name(
+                serde.written_name.as_ref(),
+                container.written_rename_all,
+                RenameRule::apply_to_variant,
+                &name,
+            ));
         }
         if serde.skip {
             continue;
@@ -380,10 +378,12 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
                 "#[param] does not apply to an enum variant: its doc comment describes it to the model, and #[serde(rename = \"...\")] names it",
             );
         }
-        let wire = match &serde.rename {
-            Some(rename) => rename.value(),
-            None => container.rename_all.map_or(name.clone(), |r| r.apply_to_variant(&name)),
-        };
+        let wire = serde_name(
+            serde.rename.as_ref(),
+            container.rename_all,
+            RenameRule::apply_to_variant,
+            &name,
+        );
         if let Some(doc) = docs::join_paragraphs(&docs::doc_lines(&variant.attrs)) {
             documented.push((wire.clone(), doc));
         }
@@ -575,6 +575,27 @@ fn unsupported_field(path: &syn::Path) -> Option<&'static str> {
         }
         _ => return None,
     })
+}
+
+/// A field's type as written, for people reading completions.
+fn type_text(ty: &syn::Type) -> String {
+    quote!(#ty).to_string().replace(' ', "")
+}
+
+/// The name serde gives a field or variant on one side (reading or
+/// writing): its own `rename`, else the container's `rename_all` rule
+/// (`apply`, the field or variant flavour), else its Rust name.
+fn serde_name(
+    rename: Option<&syn::LitStr>,
+    rule: Option<RenameRule>,
+    apply: fn(RenameRule, &str) -> String,
+    name: &str,
+) -> String {
+    match (rename, rule) {
+        (Some(rename), _) => rename.value(),
+        (None, Some(rule)) => apply(rule, name),
+        (None, None) => name.to_owned(),
+    }
 }
 
 /// The names serde reads and writes, from `rename = "x"` (both) or
