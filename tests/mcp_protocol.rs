@@ -539,21 +539,7 @@ fn message_in(body: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_that_are_no_object_reach_the_binder_over_http() {
     let addr = serve_http(HttpOptions::new()).await;
-    let (head, _) = http_post(addr, None, INITIALIZE).await;
-    let session = head
-        .lines()
-        .find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            key.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| value.trim().to_owned())
-        })
-        .expect("a session id");
-    http_post(
-        addr,
-        Some(&session),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    )
-    .await;
+    let session = open_session(addr).await;
     for (id, (params, expected)) in loose_calls().iter().enumerate() {
         let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
         let (_, body) = http_post(addr, Some(&session), &request.to_string()).await;
@@ -751,13 +737,18 @@ fn session_in(head: &str) -> String {
 async fn open_session(addr: std::net::SocketAddr) -> String {
     let (head, _) = http_post(addr, None, INITIALIZE).await;
     let session = session_in(&head);
+    initialized(addr, &session).await;
+    session
+}
+
+/// Sends `notifications/initialized` in `session`.
+async fn initialized(addr: std::net::SocketAddr, session: &str) {
     http_post(
         addr,
-        Some(&session),
+        Some(session),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     )
     .await;
-    session
 }
 
 /// The body of a chunked HTTP/1.1 response, de-chunked (a body that is not
@@ -801,12 +792,7 @@ async fn http_event_streams_start_with_the_message() {
     let (head, body) = http_post(addr, None, INITIALIZE).await;
     assert!(head.to_ascii_lowercase().contains("text/event-stream"), "{head}");
     let session = session_in(&head);
-    http_post(
-        addr,
-        Some(&session),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    )
-    .await;
+    initialized(addr, &session).await;
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
     let (call_head, call_body) = http_post(addr, Some(&session), call).await;
     for (id, head, body) in [(1, &head, &body), (2, &call_head, &call_body)] {
