@@ -95,7 +95,16 @@ impl<'a> ToolFn<'a> {
 
     /// The parameters the model sees.
     pub fn model_params(&self) -> impl Iterator<Item = &Param<'a>> {
-        self.params.iter().filter(|p| matches!(p.role, Role::Model))
+        self.indexed_model_params().map(|(_, p)| p)
+    }
+
+    /// The model parameters with their index among all parameters (the
+    /// `N` of the generated `__pN` and `__defaultN`).
+    pub fn indexed_model_params(&self) -> impl Iterator<Item = (usize, &Param<'a>)> {
+        self.params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.role, Role::Model))
     }
 
     /// The description of a model parameter: `#[param(description)]`, else

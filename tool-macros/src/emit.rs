@@ -120,14 +120,25 @@ pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
             // derived type checks `Deserialize` itself, at the type, and
             // the generated code must not add a second error.
             let deserialize = respan(quote!(for<'__de> #ty: #p::serde::Deserialize<'__de>,), last);
-            // The same for a string default's conversion: the binder
-            // lifetime is unused, only there to keep rustc from reporting
-            // the bound; the assertion reports it, at the default.
-            let default = converted_string_default(param)
-                .map(|_| respan(quote!(for<'__s> #ty: ::core::convert::From<&'static str>,), last));
+            let default = string_default_bound(param);
             quote!(#ty #bound #deserialize #default)
         })
         .collect()
+}
+
+/// `for<'__s> T: From<&'static str>,` for a parameter whose default is
+/// converted from a string, spanned at the type: on the tool's impl and on
+/// the default's function, so the conversion adds no error of its own. The
+/// binder lifetime is unused, only there to keep rustc from reporting the
+/// bound; the assertion reports it, at the default.
+pub fn string_default_bound(param: &Param<'_>) -> Option<TokenStream> {
+    converted_string_default(param)?;
+    let ty = param.ty;
+    let last = quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span());
+    Some(respan(
+        quote!(for<'__s> #ty: ::core::convert::From<&'static str>,),
+        last,
+    ))
 }
 
 /// `tokens` with every span replaced by `span`.

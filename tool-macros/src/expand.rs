@@ -6,7 +6,7 @@ use quote::quote;
 use crate::ast::{Role, ToolFn};
 use crate::attr::tool_args;
 use crate::ctxt::Ctxt;
-use crate::emit::{default_value, result_ok_type, stripped_fn, struct_item};
+use crate::emit::{result_ok_type, stripped_fn, struct_item};
 use crate::fallback;
 use crate::valid;
 
@@ -70,7 +70,7 @@ fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
     let function = stripped_fn(model.item);
     let struct_item = struct_item(model, ident);
     let definition = definition(model);
-    let crate::invoke::Dispatch { run_fn, methods } = crate::invoke::dispatch(model);
+    let crate::invoke::Dispatch { inherent, methods } = crate::invoke::dispatch(model);
     let bounds = crate::emit::param_bounds(model);
     let assertions = crate::assert::tool(model);
     // The block declares no item a name in the user's code could mean:
@@ -89,7 +89,7 @@ fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
             use #p::{ViaAnything as _, ViaDisplay as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaNoDisplay as _, ViaResult as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
 
             impl #ident {
-                #run_fn
+                #inherent
             }
 
             impl #p::Tool for #ident where #bounds {
@@ -108,7 +108,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
     let p = crate::emit::private();
     let (name, _) = model.wire_name();
     let description = model.description().unwrap_or_default();
-    let fields = model.model_params().map(|param| {
+    let fields = model.indexed_model_params().map(|(index, param)| {
         let ty = param.ty;
         let wire = param.wire_name();
         let description = model.param_description(param).unwrap_or_default();
@@ -118,9 +118,9 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
             .to_tokens(&quote!(#p))
             .map(|c| quote!(.constrain(#c)));
         let has_default = param.default().is_some();
-        let default_json = param.default().map(|expr| {
-            let value = default_value(ty, expr);
-            quote!(.with_default_value((&&#p::DefaultOf::<#ty>::new(&#value)).__default_json()))
+        let default_json = param.default().map(|_| {
+            let default = crate::invoke::default_ident(index);
+            quote!(.with_default_value((&&#p::DefaultOf::<#ty>::new(&Self::#default())).__default_json()))
         });
         let rust_type = quote!(#ty).to_string().replace(' ', "");
         let shape = quote!(<#ty as #p::ToolParam>::shape());

@@ -1,9 +1,10 @@
 //! Code generation for the dispatcher of a `#[tool]`: `Tool::invoke` (after
 //! the full binder), `Tool::invoke_fast` (a typed parse of arguments that are
 //! already right), and the `__run` helper both end in, which calls the
-//! function and turns its return value into a `ToolOutput`. `__run` is an
-//! associated function of the generated struct, not an item of the block
-//! that calls the user's function, so no function name can collide with it.
+//! function and turns its return value into a `ToolOutput`. `__run` and the
+//! parameters' default functions (`__default0`, ...) are associated
+//! functions of the generated struct, not items of the block that calls the
+//! user's function, so no function name can collide with them.
 //!
 //! Every use of a parameter type goes through `<T as ToolParam>` spanned at
 //! the type, so a type that cannot be a parameter gets one error there.
@@ -13,16 +14,20 @@ use quote::{format_ident, quote};
 
 use crate::ast::{Role, ToolFn};
 
-/// `__run`, `invoke` and `invoke_fast`: the first goes in an inherent
-/// `impl` of the generated struct, the others in the `impl Tool`.
+/// `__run` and the default functions go in an inherent `impl` of the
+/// generated struct, `invoke` and `invoke_fast` in the `impl Tool`.
 pub struct Dispatch {
-    pub run_fn: TokenStream,
+    pub inherent: TokenStream,
     pub methods: TokenStream,
 }
 
 pub fn dispatch(model: &ToolFn<'_>) -> Dispatch {
+    let run_fn = run_fn(model);
+    let defaults = model
+        .indexed_model_params()
+        .filter_map(|(index, param)| default_fn(index, param));
     Dispatch {
-        run_fn: run_fn(model),
+        inherent: quote!(#run_fn #(#defaults)*),
         methods: {
             let invoke = invoke(model);
             let invoke_fast = invoke_fast(model);
@@ -33,6 +38,25 @@ pub fn dispatch(model: &ToolFn<'_>) -> Dispatch {
 
 fn local(index: usize) -> syn::Ident {
     format_ident!("__p{}", index)
+}
+
+/// The name of the function that makes parameter `index`'s default.
+pub fn default_ident(index: usize) -> syn::Ident {
+    format_ident!("__default{}", index)
+}
+
+/// `fn __defaultN() -> T`, for a parameter with a default: the one place
+/// its expression is compiled, called by the definition (the schema's
+/// `default`), the full binder and the fast path alike. A default
+/// converted from a string carries the impl's bound, so only the
+/// assertion reports a type that cannot be made from one.
+fn default_fn(index: usize, param: &crate::ast::Param<'_>) -> Option<TokenStream> {
+    let expr = param.default()?;
+    let ty = param.ty;
+    let value = crate::emit::default_value(ty, expr);
+    let ident = default_ident(index);
+    let bound = crate::emit::string_default_bound(param).map(|bound| quote!(where #bound));
+    Some(quote!(fn #ident() -> #ty #bound { #value }))
 }
 
 /// `fn __run(__p0: T0, ...) -> ToolFuture`: calls the function with every
@@ -102,9 +126,9 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
         let ty = param.ty;
         let wire = param.wire_name();
         let take = match param.default() {
-            Some(expr) => {
-                let value = crate::emit::default_value(ty, expr);
-                quote!(#p::take_or_else::<#ty>(&mut __arguments, #wire, || #value))
+            Some(_) => {
+                let default = default_ident(index);
+                quote!(#p::take_or_else::<#ty>(&mut __arguments, #wire, Self::#default))
             }
             None => quote!(#p::take::<#ty>(&mut __arguments, #wire)),
         };
@@ -146,12 +170,7 @@ fn invoke(model: &ToolFn<'_>) -> TokenStream {
 /// binder would have anything to change or say.
 fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
     let p = crate::emit::private();
-    let params: Vec<_> = model
-        .params
-        .iter()
-        .enumerate()
-        .filter(|(_, param)| matches!(param.role, Role::Model))
-        .collect();
+    let params: Vec<_> = model.indexed_model_params().collect();
     // The parameter types as a list type, `(A, (B, ()))`, and the slots'
     // pattern in the same nesting.
     let (list, slots) = params
@@ -166,12 +185,15 @@ fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
         let local = local(*index);
         let slot = format_ident!("__s{}", index);
         let ty = param.ty;
-        let default = match param.default() {
-            Some(expr) => crate::emit::default_value(ty, expr),
-            None => quote!(::core::unreachable!()),
+        let resolved = match param.default() {
+            Some(_) => {
+                let default = default_ident(*index);
+                quote!(#slot.resolve_or(&__fields[#position], __scope.null_is_absent(), Self::#default))
+            }
+            None => quote!(#slot.resolve(&__fields[#position])),
         };
         quote! {
-            let #local: #ty = #slot.resolve(&__fields[#position], __scope.null_is_absent(), || #default)?;
+            let #local: #ty = #resolved?;
         }
     });
     let names = params.iter().map(|(_, param)| param.wire_name());

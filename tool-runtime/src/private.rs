@@ -55,12 +55,10 @@ pub fn take<T: DeserializeOwned>(arguments: &mut BoundArguments, name: &str) -> 
     arguments.take(name)
 }
 
-/// Takes parameter `name`, or the default when it is absent.
-pub fn take_or_else<T: DeserializeOwned>(
-    arguments: &mut BoundArguments,
-    name: &str,
-    default: impl FnOnce() -> T,
-) -> Option<T> {
+/// Takes parameter `name`, or the default when it is absent. The default
+/// is the tool's one function for it, shared with the fast path and the
+/// definition, so the default expression is compiled once.
+pub fn take_or_else<T: DeserializeOwned>(arguments: &mut BoundArguments, name: &str, default: fn() -> T) -> Option<T> {
     arguments.take_or_else(name, default)
 }
 

@@ -105,20 +105,31 @@ impl<T: DeserializeOwned> Slot<T> {
         }
     }
 
-    /// The parameter's value as the binder would bind it, or `None` where
-    /// the binder would have something to say (a missing or `null`
-    /// required value, a `null` replaced by a default with a warning).
-    /// `null_is_absent` is true when a `null` stands for "not given" by
-    /// design (the model was sent strict definitions).
-    pub fn resolve(self, field: &Field, null_is_absent: bool, default: impl FnOnce() -> T) -> Option<T> {
+    /// The value of a parameter without a default as the binder would bind
+    /// it, or `None` where the binder would have something to say (a
+    /// missing or `null` required value).
+    pub fn resolve(self, field: &Field) -> Option<T> {
         match (self, field.presence) {
             (Slot::Given(value), _) => Some(value),
-            (Slot::Absent | Slot::Null, Presence::Required) => None,
             (Slot::Absent | Slot::Null, Presence::Optional) => {
                 T::deserialize(de::value::UnitDeserializer::<de::value::Error>::new()).ok()
             }
+            // A defaulted field is resolved with its default.
+            (Slot::Absent | Slot::Null, Presence::Required | Presence::Defaulted) => None,
+        }
+    }
+
+    /// The value of a parameter with a default, as [`resolve`](Self::resolve)
+    /// gives it: `default` when the key was not sent, and for a `null` when
+    /// `null_is_absent` (a `null` stands for "not given" by design: the
+    /// model was sent strict definitions); otherwise a `null` is the
+    /// binder's to replace, with a warning.
+    pub fn resolve_or(self, field: &Field, null_is_absent: bool, default: fn() -> T) -> Option<T> {
+        match (self, field.presence) {
+            (Slot::Given(value), _) => Some(value),
             (Slot::Absent, Presence::Defaulted) => Some(default()),
             (Slot::Null, Presence::Defaulted) => null_is_absent.then(default),
+            (slot, _) => slot.resolve(field),
         }
     }
 }
