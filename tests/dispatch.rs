@@ -434,3 +434,29 @@ async fn a_time_limit_too_far_off_to_reach_is_no_limit() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(result.text(), "done");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_of_no_tool_is_answered_as_such_at_once_even_when_every_slot_is_taken() {
+    let registry = registry()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_secs(1)));
+    let name = "no\nsuch_tool".repeat(10_000);
+    let calls = [
+        wait_call("wait", 0, 60_000),
+        ToolCall::new(name.as_str(), json!({})).with_id("id1"),
+    ];
+    let start = Instant::now();
+    let results = registry.call_all(calls).await;
+    assert_eq!(results[0].outcome(), Outcome::TimedOut);
+    let unknown = &results[1];
+    assert_eq!(unknown.outcome(), Outcome::UnknownTool, "{}", unknown.text());
+    assert_eq!(unknown.error_codes().len(), 1, "{:?}", unknown.error_codes());
+    assert!(unknown.error_codes()[0].starts_with("unknown_tool:"));
+    assert_eq!(unknown.call_id.as_deref(), Some("id1"));
+    // The name is quoted cut, on one line.
+    let text = unknown.text();
+    assert!(text.len() < 1_000 && !text.contains('\n'), "{text}");
+    assert!(unknown.tool().len() < 200, "{}", unknown.tool());
+    // It waited for nothing: only the timed-out call took its second.
+    assert!(start.elapsed() <= Duration::from_secs(1), "{:?}", start.elapsed());
+}

@@ -29,7 +29,7 @@ use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation};
 use crate::output::ToolOutput;
 use crate::result::{Outcome, ToolResult};
-use crate::text::panic_message;
+use crate::text::{clip, panic_message};
 use crate::tool::{Tool, ToolDefinition, ToolFuture};
 
 impl ToolRegistry {
@@ -112,6 +112,17 @@ impl ToolRegistry {
         made: Instant,
         cancellation: Option<&Cancellation>,
     ) -> Result<HeldSlot<'s>, Box<ToolResult>> {
+        // A call of no tool is answered as such at once: it would never
+        // run, so it neither waits for a slot nor times out waiting.
+        if self.registered(&call.name).is_none() && self.mounted(&call.name).is_none() {
+            let names = self.names();
+            let available = names.iter().map(String::as_str);
+            return Err(Box::new(ToolResult::unknown_tool(
+                &call.name,
+                call.id.clone(),
+                available,
+            )));
+        }
         if let Ok(slot) = slots.0.try_acquire() {
             return Ok(HeldSlot { _permit: Some(slot) });
         }
@@ -492,14 +503,17 @@ fn overloaded(name: &str, id: Option<String>, stray: usize) -> ToolResult {
 /// A call that could not start within its time limit of `limit` seconds,
 /// and `why`: the tool never ran.
 fn not_started_in_time(name: &str, id: Option<String>, limit: f64, why: &str) -> ToolResult {
+    let name = clip(name);
     let text = format!("The tool `{name}` could not start within {limit} seconds ({why}) and was not run.");
-    ToolResult::failure(name, id, Outcome::TimedOut, text)
+    ToolResult::failure(&name, id, Outcome::TimedOut, text)
 }
 
 /// A call cancelled before its tool started: the tool never ran.
 fn not_started(name: &str, id: Option<String>) -> ToolResult {
+    // Also answers a call cancelled before its name was looked up.
+    let name = clip(name);
     let text = format!("The call of `{name}` was cancelled before it started; the tool was not run.");
-    ToolResult::failure(name, id, Outcome::Cancelled, text)
+    ToolResult::failure(&name, id, Outcome::Cancelled, text)
 }
 
 /// A tool's future, polled and dropped where a panic in either is caught:
