@@ -656,3 +656,35 @@ async fn text_documents_and_structured_content_are_held_to_the_output_limit() {
     let reply = gemini::reply(&[rows]).unwrap();
     assert_eq!(reply["parts"][0]["functionResponse"]["response"]["output"], "done");
 }
+
+#[test]
+fn gemini_calls_in_a_later_candidate_are_an_error_never_dropped() {
+    let call = json!({"functionCall": {"name": "probe", "args": {}}});
+    let response = json!({"candidates": [
+        {"content": {"role": "model", "parts": [{"text": "first"}]}},
+        {"content": {"role": "model", "parts": [call]}},
+    ]});
+    let error = gemini::tool_calls(&response).unwrap_err();
+    assert_eq!(error.kind(), FormatErrorKind::Malformed, "{error}");
+    assert!(error.to_string().contains("2 candidates"), "{error}");
+    // Later candidates of text only leave the first one's calls readable;
+    // the candidate itself can still be passed.
+    let response = json!({"candidates": [
+        {"content": {"role": "model", "parts": [call]}},
+        {"content": {"role": "model", "parts": [{"text": "second"}]}},
+    ]});
+    assert_eq!(gemini::tool_calls(&response).unwrap().len(), 1);
+    assert_eq!(
+        gemini::tool_calls(&response["candidates"][0]["content"]).unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn an_openai_message_that_is_no_object_is_an_error_never_no_calls() {
+    let calls = json!([{"id": "c1", "type": "function", "function": {"name": "probe", "arguments": "{}"}}]);
+    for message in [calls, Value::Null, json!("text")] {
+        let error = openai::chat_tool_calls(&message).unwrap_err();
+        assert_eq!(error.kind(), FormatErrorKind::Malformed, "{message}: {error}");
+    }
+}

@@ -300,9 +300,15 @@ fn any_value() -> Map<String, Value> {
 
 /// The `functionCall` parts of a model turn (a `Content` object, or a whole
 /// response whose first candidate holds it), in order. Gemini's call ids
-/// are optional; where present they must be distinct.
+/// are optional; where present they must be distinct. A response whose
+/// other candidates (`candidateCount` above 1) hold calls too is an error,
+/// never read as the first one's calls alone: pass the content of the
+/// candidate to answer.
 pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
-    let content = content.pointer("/candidates/0/content").unwrap_or(content);
+    let content = match content.get("candidates") {
+        None => content,
+        Some(candidates) => first_candidate_content(candidates)?,
+    };
     let Some(parts) = content.get("parts").and_then(Value::as_array) else {
         return Err(FormatError::malformed("the content has no parts array"));
     };
@@ -318,6 +324,32 @@ pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
     }
     check_call_ids(calls.iter().filter_map(|c| c.id.as_deref()))?;
     Ok(calls)
+}
+
+/// The content of a response's first candidate; calls in any other
+/// candidate would be left unread, so they are an error.
+fn first_candidate_content(candidates: &Value) -> Result<&Value, FormatError> {
+    let Some(candidates) = candidates.as_array() else {
+        return Err(FormatError::malformed("the response's candidates is not a list"));
+    };
+    let Some(content) = candidates.first().and_then(|candidate| candidate.get("content")) else {
+        return Err(FormatError::malformed("the response's first candidate has no content"));
+    };
+    let holds_calls = |candidate: &&Value| {
+        candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array)
+            .is_some_and(|parts| parts.iter().any(|part| part.get("functionCall").is_some()))
+    };
+    let others = candidates.iter().skip(1).filter(holds_calls).count();
+    if others > 0 {
+        return Err(FormatError::malformed(format!(
+            "the response has {} candidates, {others} of them after the first with function calls; \
+             pass the content of the candidate to answer",
+            candidates.len()
+        )));
+    }
+    Ok(content)
 }
 
 /// The `role: "user"` content answering a model turn: one
