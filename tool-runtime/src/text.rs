@@ -21,11 +21,11 @@ pub(crate) fn clip(s: &str) -> Cow<'_, str> {
 pub(crate) fn clip_at(s: &str, max: usize) -> Cow<'_, str> {
     let cut = s.char_indices().nth(max).map(|(cut, _)| cut);
     let kept = &s[..cut.unwrap_or(s.len())];
-    let kept: Cow<'_, str> = if kept.contains(char::is_control) {
+    let kept: Cow<'_, str> = if kept.contains(breaks_text) {
         Cow::Owned(
             kept.chars()
                 .map(|c| {
-                    if c.is_control() {
+                    if breaks_text(c) {
                         c.escape_default().to_string()
                     } else {
                         c.to_string()
@@ -40,6 +40,14 @@ pub(crate) fn clip_at(s: &str, max: usize) -> Cow<'_, str> {
         None => kept,
         Some(_) => Cow::Owned(format!("{kept}...(cut, {} characters in all)", s.chars().count())),
     }
+}
+
+/// A character that would break a quote out of its line or reorder the
+/// text around it on display: control characters, the Unicode line and
+/// paragraph separators, and the bidirectional embeddings, overrides and
+/// isolates.
+fn breaks_text(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text` cut to at most `max` bytes at a character boundary, with `marker`
@@ -139,6 +147,13 @@ mod tests {
         let clipped = clip(&long);
         assert!(!clipped.contains('\n'), "{clipped}");
         assert!(clipped.ends_with("...(cut, 100 characters in all)"), "{clipped}");
+    }
+
+    #[test]
+    fn clip_escapes_line_separators_and_bidirectional_controls() {
+        assert_eq!(clip("a\u{2028}b\u{2029}c"), "a\\u{2028}b\\u{2029}c");
+        assert_eq!(clip("\u{202E}txt.exe\u{2066}"), "\\u{202e}txt.exe\\u{2066}");
+        assert_eq!(clip("caf\u{e9} \u{1F600}"), "caf\u{e9} \u{1F600}");
     }
 
     #[test]

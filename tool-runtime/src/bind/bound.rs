@@ -58,10 +58,14 @@ impl BoundArguments {
         match serde_json::from_value(value) {
             Ok(v) => Some(v),
             Err(e) => {
+                // The type's message may quote the value: cut, and escaped
+                // so it cannot start a line of the text the model reads.
+                let message = e.to_string();
+                let message = crate::text::clip_at(&message, REJECTION_CHARS);
                 self.errors.push(CallError::new(
                     ErrorCode::TypeMismatch,
                     name,
-                    format!("the value was rejected: {e}"),
+                    format!("the value was rejected: {message}"),
                 ));
                 None
             }
@@ -73,3 +77,6 @@ impl BoundArguments {
         self.errors
     }
 }
+
+/// How much of a type's own message for a value it rejected is kept.
+const REJECTION_CHARS: usize = 160;
