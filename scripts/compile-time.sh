@@ -44,11 +44,15 @@ TOML
     fi
     {
         echo "#![allow(dead_code, unused_variables)]"
-        echo "use tool_runtime::{tool, ToolError};"
+        if [[ "$kind" == tool ]]; then
+            echo "use tool_runtime::{tool, ToolError};"
+        else
+            echo "use tool_runtime::ToolError;"
+        fi
         for i in $(seq 1 "$tools"); do
             echo "/// Search the workspace, variant $i."
             [[ "$kind" == tool ]] && echo "#[tool]"
-            local attr="" 
+            local attr=""
             echo "pub async fn search_$i("
             for p in pattern:String case_sensitive:bool max_results:u32 root:Option\<String\> extensions:Vec\<String\>; do
                 local name="${p%%:*}" ty="${p#*:}"

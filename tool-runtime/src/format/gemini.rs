@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
-use super::{Carried, FormatError, FormatErrorKind, carry, check_call_ids, tool_name};
+use super::{Carried, FormatError, FormatErrorKind, carry, check_call_ids, check_only_first_has_calls, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
@@ -335,20 +335,17 @@ fn first_candidate_content(candidates: &Value) -> Result<&Value, FormatError> {
     let Some(content) = candidates.first().and_then(|candidate| candidate.get("content")) else {
         return Err(FormatError::malformed("the response's first candidate has no content"));
     };
-    let holds_calls = |candidate: &&Value| {
+    let holds_calls = |candidate: &Value| {
         candidate
             .pointer("/content/parts")
             .and_then(Value::as_array)
             .is_some_and(|parts| parts.iter().any(|part| part.get("functionCall").is_some()))
     };
-    let others = candidates.iter().skip(1).filter(holds_calls).count();
-    if others > 0 {
-        return Err(FormatError::malformed(format!(
-            "the response has {} candidates, {others} of them after the first with function calls; \
-             pass the content of the candidate to answer",
-            candidates.len()
-        )));
-    }
+    check_only_first_has_calls(
+        candidates,
+        holds_calls,
+        ["response", "candidates", "content of the candidate"],
+    )?;
     Ok(content)
 }
 

@@ -316,6 +316,26 @@ pub(crate) fn tool_name(name: &Value) -> Option<&str> {
     name.as_str().filter(|name| !name.is_empty())
 }
 
+/// Refuses a response of several alternatives (OpenAI's `choices`,
+/// Gemini's `candidates`) where one after the first holds calls, as
+/// `holds_calls` tells: only the first is read, so those calls would be
+/// dropped unread. `what` names the response, the alternatives and their
+/// part (`["completion", "choices", "message of the choice"]`).
+pub(crate) fn check_only_first_has_calls(
+    alternatives: &[Value],
+    holds_calls: impl Fn(&Value) -> bool,
+    [response, plural, part]: [&str; 3],
+) -> Result<(), FormatError> {
+    let others = alternatives.iter().skip(1).filter(|a| holds_calls(a)).count();
+    if others == 0 {
+        return Ok(());
+    }
+    Err(FormatError::malformed(format!(
+        "the {response} has {} {plural}, {others} of them after the first with calls; pass the {part} to answer",
+        alternatives.len()
+    )))
+}
+
 /// Checks that call ids are present and distinct.
 pub(crate) fn check_call_ids<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(), FormatError> {
     let mut seen: HashSet<&str> = HashSet::new();

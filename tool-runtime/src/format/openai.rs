@@ -5,7 +5,9 @@
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI, expressible, strict_schema};
-use super::{Carried, FormatError, carry, check_call_ids, result_ids, text_only, tool_name};
+use super::{
+    Carried, FormatError, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only, tool_name,
+};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -103,14 +105,7 @@ fn first_choice_message(choices: &Value) -> Result<&Value, FormatError> {
             !(calls.is_null() || calls.as_array().is_some_and(Vec::is_empty)) || !part["function_call"].is_null()
         })
     };
-    let others = choices.iter().skip(1).filter(|choice| holds_calls(choice)).count();
-    if others > 0 {
-        return Err(FormatError::malformed(format!(
-            "the completion has {} choices, {others} of them after the first with tool calls; \
-             pass the message of the choice to answer",
-            choices.len()
-        )));
-    }
+    check_only_first_has_calls(choices, holds_calls, ["completion", "choices", "message of the choice"])?;
     Ok(message)
 }
 
