@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tool_runtime::format::{Format, Selection};
 use tool_runtime::mcp::{McpConfig, McpMounts};
-use tool_runtime::{Outcome, ToolRegistry};
+use tool_runtime::{Content, Outcome, ToolRegistry};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -555,6 +555,11 @@ mod tempfile_path {
         pub fn lines(&self) -> usize {
             std::fs::read_to_string(&self.0).map_or(0, |text| text.lines().count())
         }
+
+        /// How many of its lines are `line`.
+        pub fn count(&self, line: &str) -> usize {
+            std::fs::read_to_string(&self.0).map_or(0, |text| text.lines().filter(|l| *l == line).count())
+        }
     }
 
     impl Drop for Path {
@@ -562,6 +567,119 @@ mod tempfile_path {
             let _ = std::fs::remove_file(&self.0);
         }
     }
+}
+
+/// A raw stdio MCP server (standard library only) written here, run as
+/// `python3 -c RAW_SERVER MODE LOG`, for what `mcp_odd_server.py` does not
+/// do. Each `initialize` and each `tools/list` appends its method to LOG.
+///
+/// - `unreadable`: a call's result is a string, not an object;
+/// - `lenient`: `tools/list` holds tools rmcp's types refuse (a schema of
+///   `true`, a hint that is a string), tools that are none (no name, not an
+///   object) and a tool that runs only as a task; a call answers with a
+///   block rmcp's types refuse (an image without `mimeType`);
+/// - `names`: tools whose names are alike once made provider names, and a
+///   tool listed twice; a call answers with the name it was called by;
+/// - `paged`: 2,000 tools, in pages of 100;
+/// - `relist_crashes`: the first process answers its first `tools/list` and
+///   then announces a change; every later `tools/list` announces a change
+///   and makes the server exit;
+/// - `dies_in_call`: a call makes the server exit without an answer.
+const RAW_SERVER: &str = r#"
+import json
+import sys
+
+mode, log = sys.argv[1], sys.argv[2]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(dict(message, jsonrpc="2.0")) + "\n")
+    sys.stdout.flush()
+
+
+def note(method):
+    with open(log, "a") as f:
+        f.write(method + "\n")
+
+
+def count(method):
+    with open(log) as f:
+        return sum(1 for line in f if line.strip() == method)
+
+
+def tool(name, **more):
+    return dict({"name": name, "description": "A tool.", "inputSchema": {"type": "object", "properties": {}}}, **more)
+
+
+CHANGED = {"method": "notifications/tools/list_changed"}
+LISTS = {
+    "lenient": [
+        tool("plain"),
+        tool("any", inputSchema=True),
+        tool("hinted", annotations={"readOnlyHint": "true"}),
+        tool(7),
+        "not a tool",
+        tool("task_only", execution={"taskSupport": "required"}),
+        tool("task_optional", execution={"taskSupport": "optional"}),
+    ],
+    "names": [
+        tool("read.file"),
+        tool("read_file"),
+        tool("\u8bfb\u6587\u4ef6"),
+        tool("\u5199\u6587\u4ef6"),
+        tool("dup"),
+        tool("dup"),
+    ],
+}
+
+for line in sys.stdin.buffer:
+    message = json.loads(line)
+    method, id_ = message.get("method"), message.get("id")
+    if id_ is None:
+        continue
+    params = message.get("params") or {}
+    if method == "initialize":
+        note(method)
+        send({"id": id_, "result": {
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "raw", "version": "0"},
+        }})
+    elif method == "tools/list":
+        note(method)
+        if mode == "relist_crashes" and count(method) > 1:
+            send(CHANGED)
+            sys.exit(1)
+        page = {"tools": LISTS.get(mode, [tool("t")])}
+        if mode == "paged":
+            cursor = int(params.get("cursor") or 0)
+            page = {"tools": [tool("t%d" % (cursor * 100 + i)) for i in range(100)]}
+            if cursor < 19:
+                page["nextCursor"] = str(cursor + 1)
+        send({"id": id_, "result": page})
+        if mode == "relist_crashes":
+            send(CHANGED)
+    elif method == "tools/call":
+        if mode == "dies_in_call":
+            sys.exit(1)
+        result = {"content": [{"type": "text", "text": params["name"]}]}
+        if mode == "unreadable":
+            result = "done"
+        elif mode == "lenient":
+            result = {"content": [{"type": "text", "text": "ok"}, {"type": "image", "data": "iVBO"}]}
+        send({"id": id_, "result": result})
+    else:
+        send({"id": id_, "result": {}})
+"#;
+
+/// A server of [`RAW_SERVER`] in `mode`, named `raw`, and its log.
+fn raw_server(mode: &str) -> (McpConfig, tempfile_path::Path) {
+    let log = tempfile_path::Path::new(mode);
+    let config = McpConfig::from_json(&json!({"mcpServers": {
+        "raw": {"command": "python3", "args": ["-c", RAW_SERVER, mode, log.0.display().to_string()]},
+    }}))
+    .unwrap();
+    (config, log)
 }
 
 /// A server whose `tools/list` always names a next page cannot hold the
@@ -606,20 +724,20 @@ async fn a_flood_of_list_changes_queues_one_listing() {
     mounts.close().await;
 }
 
-/// An answer that cannot be read comes from a live server, which may have
-/// run the tool: the call fails, and the server is neither stopped nor
-/// started again.
+/// An answer that cannot be read (a result that is no object) comes from a
+/// live server, which may have run the tool: the call fails, and the server
+/// is neither stopped nor started again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreadable_answer_does_not_restart_a_live_server() {
-    let (config, log) = odd_server("odd");
+    let (config, log) = raw_server("unreadable");
     let mut registry = ToolRegistry::new();
     let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
     for _ in 0..3 {
-        let result = registry.call("odd__t", json!({})).await;
+        let result = registry.call("raw__t", json!({})).await;
         assert!(result.is_error, "{}", result.text());
         assert!(result.text().contains("The tool may have run"), "{}", result.text());
     }
-    assert_eq!(log.lines(), 1, "started once");
+    assert_eq!(log.count("initialize"), 1, "started once");
     mounts.close().await;
 }
 
@@ -674,6 +792,156 @@ async fn remote_schemas_are_made_acceptable_to_every_provider() {
     let result = registry.call("odd__pick", json!({"path": "a/b"})).await;
     assert!(result.is_error, "{}", result.text());
     assert!(result.text().contains("depth"), "{}", result.text());
+    mounts.close().await;
+}
+
+/// A server that mounted, then exits on every later `tools/list`, is not
+/// started over and over in the background: its tools are listed again
+/// only on a live connection, and only a call starts it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_on_every_relisting_is_not_restarted_in_the_background() {
+    let (config, log) = raw_server("relist_crashes");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    // The listing its announcement asks for makes it exit.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while log.count("tools/list") < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "listed again within 30 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(log.count("initialize"), 1, "started once, with no call");
+    assert_eq!(mounts.servers()[0].tools, ["raw__t"], "its set stays");
+    let result = registry.call("raw__t", json!({})).await;
+    assert!(result.is_error, "{}", result.text());
+    assert!(result.text().contains("reconnected"), "{}", result.text());
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(log.count("initialize"), 2, "started again by the call alone");
+    mounts.close().await;
+}
+
+/// A tool rmcp's types refuse (a schema of `true`, a hint that is a
+/// string) is read all the same, and what is no tool at all (no name, not
+/// an object) is left out: the server's other tools mount. A result's
+/// blocks are read as leniently: an image without `mimeType`, a block of a
+/// type no revision defines (as its JSON).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_and_results_rmcp_cannot_type_are_read_leniently() {
+    let (config, log) = raw_server("lenient");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let mut names = registry.names();
+    names.sort_unstable();
+    assert!(
+        ["raw__any", "raw__hinted", "raw__plain"]
+            .iter()
+            .all(|name| names.iter().any(|n| n == name)),
+        "{names:?}"
+    );
+    assert!(
+        names.iter().all(|n| n != "raw__7" && n.starts_with("raw__")),
+        "{names:?}"
+    );
+    let result = registry.call("raw__plain", json!({})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.content.len(), 2, "{:?}", result.content);
+    assert_eq!(result.content[0], Content::text("ok"));
+    assert!(
+        matches!(&result.content[1], Content::Image { mime_type, data } if mime_type == "image/png" && data == "iVBO"),
+        "{:?}",
+        result.content
+    );
+    // A schema of `true` takes any arguments; the server judges them.
+    let any = registry.call("raw__any", json!({"x": [1]})).await;
+    assert!(!any.is_error, "{}", any.text());
+    assert_eq!(log.count("initialize"), 1, "started once");
+    mounts.close().await;
+
+    let (config, log) = odd_server("odd");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let result = registry.call("odd__t", json!({})).await;
+    assert!(!result.is_error, "{}", result.text());
+    assert!(
+        result.text().contains("hologram") && result.text().contains("\"frames\":3"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(log.lines(), 1, "started once");
+    mounts.close().await;
+}
+
+/// A tool that runs only as a task (`execution.taskSupport: "required"`)
+/// cannot be called here, and is left out; one that may run as a task is
+/// mounted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_runs_only_as_a_task_is_left_out() {
+    let (config, _log) = raw_server("lenient");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    assert!(registry.get("raw__task_optional").is_some(), "{:?}", registry.names());
+    assert!(registry.get("raw__task_only").is_none(), "{:?}", registry.names());
+    mounts.close().await;
+}
+
+/// Names that are alike once made provider names (`read.file` and
+/// `read_file`, two CJK names of one length) stay apart, and a tool the
+/// server lists twice is left out once: the server's tools mount, and each
+/// name calls its own remote tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_alike_once_cleaned_stay_apart_and_a_repeated_tool_is_left_out() {
+    let (config, _log) = raw_server("names");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let names = registry.names();
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert!(
+        names.contains(&"raw__read_file".to_owned()),
+        "a clean name is kept: {names:?}"
+    );
+    let mut called = Vec::new();
+    for name in &names {
+        assert!(
+            name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "{name}"
+        );
+        let result = registry.call(name, json!({})).await;
+        assert!(!result.is_error, "{name}: {}", result.text());
+        called.push(result.text());
+    }
+    called.sort_unstable();
+    assert_eq!(called, ["dup", "read.file", "read_file", "写文件", "读文件"]);
+    mounts.close().await;
+}
+
+/// A server that dies while a call runs may have done the work: the result
+/// says so, and not that the call can simply be made again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_during_a_call_says_the_tool_may_have_run() {
+    let (config, _log) = raw_server("dies_in_call");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let result = registry.call("raw__t", json!({})).await;
+    assert!(result.is_error, "{}", result.text());
+    let text = result.text();
+    assert!(text.contains("MCP server `raw`"), "{text}");
+    assert!(text.contains("may have run"), "{text}");
+    assert!(!text.contains("can be made again"), "{text}");
+    mounts.close().await;
+}
+
+/// Pages of `tools/list` are read only until 1,000 tools are kept: the
+/// first 1,000 mount, and no later page is asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_stops_once_the_tool_cap_is_reached() {
+    let (config, log) = raw_server("paged");
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let names = registry.names();
+    assert_eq!(names.len(), 1000);
+    assert_eq!(names.first().map(String::as_str), Some("raw__t0"));
+    assert_eq!(names.last().map(String::as_str), Some("raw__t999"));
+    assert_eq!(log.count("tools/list"), 10, "10 pages of 100, not 20");
     mounts.close().await;
 }
 

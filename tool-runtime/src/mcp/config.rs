@@ -182,9 +182,9 @@ impl McpConfig {
     }
 
     /// How long starting or reaching a server, with its handshake, may
-    /// take, and then again listing its tools (every page of them, at most
-    /// 100 pages); 60 seconds by default (a server fetched by `npx -y` or
-    /// `uvx` on its first start can take that long).
+    /// take, and then again listing its tools (page by page, at most 100
+    /// pages, until 1,000 tools are kept); 60 seconds by default (a server
+    /// fetched by `npx -y` or `uvx` on its first start can take that long).
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
@@ -218,25 +218,47 @@ impl McpConfig {
         self.servers.iter().map(|(name, entry)| (name.as_str(), entry))
     }
 
-    /// The name a server's tool gets in the registry: a provider name
-    /// (`^[a-zA-Z0-9_-]{1,64}$`), other characters made `_`. A name that
-    /// would be longer is shortened part by part, the tool's part to at most
-    /// 40 characters and the prefix to what is left, each part cut ending in
-    /// a hash of the whole part, so different tools (or servers) keep
-    /// different names.
-    pub(crate) fn local_name(&self, server: &str, tool: &str) -> String {
+    /// The names the tools `tools` of `server` get in the registry: each a
+    /// provider name (`^[a-zA-Z0-9_-]{1,64}$`), other characters made `_`.
+    /// Where that makes names alike (`read.file` beside `read_file`, two
+    /// CJK names of one length), each name it changed ends in `_` and a
+    /// hash of the name as written, so they stay apart; names it left as
+    /// they were keep them. A name that would be longer is shortened part
+    /// by part, the tool's part to at most 40 characters and the prefix to
+    /// what is left, each part cut ending in a hash of the whole part, so
+    /// different tools (or servers) keep different names.
+    pub(crate) fn local_names(&self, server: &str, tools: &[&str]) -> Vec<String> {
+        let mut names: Vec<String> = tools
+            .iter()
+            .map(|tool| self.local_name(server, &allowed_chars(tool)))
+            .collect();
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for name in &names {
+            *seen.entry(name.as_str()).or_default() += 1;
+        }
+        let alike: Vec<bool> = names.iter().map(|name| seen[name.as_str()] > 1).collect();
+        for ((name, tool), alike) in names.iter_mut().zip(tools).zip(alike) {
+            if alike && !tool.chars().all(is_allowed) {
+                *name = self.local_name(server, &format!("{}_{}", allowed_chars(tool), short_hash(tool)));
+            }
+        }
+        names
+    }
+
+    /// The name of the tool `tool` (provider characters only) of `server`:
+    /// prefixed, and shortened to 64 characters.
+    fn local_name(&self, server: &str, tool: &str) -> String {
         const MAX: usize = 64;
         let prefix = self.prefixes.get(server).map_or(server, String::as_str);
-        let tool = provider_chars(tool);
         if prefix.is_empty() {
-            return fit(&tool, MAX);
+            return fit(tool, MAX);
         }
-        let (prefix, separator) = (provider_chars(prefix), provider_chars(&self.separator));
+        let (prefix, separator) = (allowed_chars(prefix), allowed_chars(&self.separator));
         let whole = format!("{prefix}{separator}{tool}");
         if whole.len() <= MAX {
             return whole;
         }
-        let tool = fit(&tool, 40);
+        let tool = fit(tool, 40);
         match MAX.checked_sub(separator.len() + tool.len()) {
             Some(room) if room >= 8 => format!("{}{separator}{tool}", fit(&prefix, room)),
             // A separator too long to leave the prefix room.
@@ -245,29 +267,31 @@ impl McpConfig {
     }
 }
 
+/// Whether a provider name allows `c`.
+fn is_allowed(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
 /// `text` with every character a provider name does not allow made `_`.
-fn provider_chars(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+fn allowed_chars(text: &str) -> String {
+    text.chars().map(|c| if is_allowed(c) { c } else { '_' }).collect()
 }
 
 /// `text` (ASCII) if it has at most `max` characters; else its start, `_`
-/// and 6 hex digits of a hash of the whole (FNV-1a), `max` in all.
+/// and the [`short_hash`] of the whole, `max` in all.
 fn fit(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
+    format!("{}_{}", &text[..max - 7], short_hash(text))
+}
+
+/// 6 hex digits of a hash of `text` (FNV-1a).
+fn short_hash(text: &str) -> String {
     let hash = text.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
         (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
     });
-    format!("{}_{:06x}", &text[..max - 7], hash & 0x00ff_ffff)
+    format!("{:06x}", hash & 0x00ff_ffff)
 }
 
 /// Reads an environment variable; `None` when it is unset.
@@ -481,9 +505,39 @@ mod tests {
         assert_eq!(off.servers().map(|(n, _)| n).collect::<Vec<_>>(), ["on"]);
         assert!(matches!(&config.servers["files"], ServerEntry::Stdio { command, .. } if command == "node"));
         assert!(matches!(&config.servers["legacy"], ServerEntry::Sse { .. }));
-        assert_eq!(config.local_name("files", "read.file"), "files__read_file");
         let config = config.with_prefix("files", "");
-        assert_eq!(config.local_name("files", "read"), "read");
+        assert_eq!(local_name(&config, "files", "read"), "read");
+    }
+
+    /// The local name of one tool, named alone.
+    fn local_name(config: &McpConfig, server: &str, tool: &str) -> String {
+        config.local_names(server, &[tool]).remove(0)
+    }
+
+    #[test]
+    fn names_made_alike_by_clean_up_stay_apart() {
+        let config = McpConfig::default();
+        // Alone, a name is cleaned and nothing more.
+        assert_eq!(local_name(&config, "files", "read.file"), "files__read_file");
+        let names = config.local_names("files", &["read_file", "read.file", "read/file", "list"]);
+        assert_eq!(names[0], "files__read_file", "a name left as it was keeps it");
+        for name in &names[1..3] {
+            assert!(name.starts_with("files__read_file_"), "{name}");
+            assert_eq!(name.len(), "files__read_file_".len() + 6, "{name}");
+        }
+        assert_ne!(names[1], names[2]);
+        assert_eq!(names[3], "files__list");
+        let names = config.local_names("s", &["读文件", "写文件"]);
+        assert_ne!(names[0], names[1]);
+        assert!(names.iter().all(|name| name.starts_with("s_____")), "{names:?}");
+        // A separator is only made allowed.
+        let dotted = McpConfig::default().with_separator(".");
+        assert_eq!(local_name(&dotted, "files", "read"), "files_read");
+        let long = config.local_names(&"服".repeat(40), &[&"务".repeat(40), &"务".repeat(41)]);
+        assert_ne!(long[0], long[1]);
+        for name in names.iter().chain(&long) {
+            assert!(name.len() <= 64 && name.chars().all(is_allowed), "{name}");
+        }
     }
 
     #[test]
@@ -492,7 +546,7 @@ mod tests {
         let server = "github.com/modelcontextprotocol/servers/tree/main/src/filesystem";
         let names: Vec<String> = ["get-resource-links", "get-resource-reference", "read"]
             .iter()
-            .map(|tool| config.local_name(server, tool))
+            .map(|tool| local_name(&config, server, tool))
             .collect();
         for name in &names {
             assert!(name.len() <= 64, "{name}");
@@ -510,20 +564,20 @@ mod tests {
         assert!(names[1].ends_with("__get-resource-reference"), "{}", names[1]);
         assert!(names[2].starts_with("github_com_"), "{}", names[2]);
         // Two long servers that share their start, and long tools of one.
-        let other = config.local_name(&format!("{server}-two"), "read");
+        let other = local_name(&config, &format!("{server}-two"), "read");
         assert_ne!(other, names[2]);
         let long_tool = "a".repeat(50);
         let (one, two) = (
-            config.local_name("s", &format!("{long_tool}1")),
-            config.local_name("s", &format!("{long_tool}2")),
+            local_name(&config, "s", &format!("{long_tool}1")),
+            local_name(&config, "s", &format!("{long_tool}2")),
         );
         assert_ne!(one, two);
         assert_eq!(
-            config.local_name("s", "read"),
+            local_name(&config, "s", "read"),
             "s__read",
             "short names are kept as they are"
         );
-        let unprefixed = config.with_prefix("s", "").local_name("s", &"b".repeat(80));
+        let unprefixed = local_name(&config.with_prefix("s", ""), "s", &"b".repeat(80));
         assert_eq!(unprefixed.len(), 64);
     }
 

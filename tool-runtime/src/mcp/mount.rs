@@ -6,7 +6,12 @@
 //! server announces `notifications/tools/list_changed` (or comes back after
 //! a reconnect), a background task lists its tools again and replaces the
 //! group as a whole: the registry's next listing and next call see the new
-//! set, with nothing for the application to do.
+//! set, with nothing for the application to do. That task only lists on a
+//! live connection; starting or reaching a server again is left to a call.
+//!
+//! Answers are read as JSON, as leniently as a native tool's output: one
+//! tool or one content block that rmcp's types refuse (a schema of `true`,
+//! a block of a later revision) does not fail the listing or the call.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,10 +19,11 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, Implementation, PaginatedRequestParams, Tool as RemoteToolInfo,
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientConfig,
+    ClientNotification, ClientRequest, Implementation, ListToolsRequest, PaginatedRequestParams, RequestId,
 };
-use rmcp::service::{NotificationContext, RoleClient, RunningService, ServiceError};
-use rmcp::{ClientHandler, ServiceExt as _};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, Peer, ServiceExt as _};
 use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 
@@ -84,16 +90,28 @@ impl McpMounts {
     /// tools to `registry` under their prefixed names.
     ///
     /// A server that cannot be mounted (it cannot be started, reached or
-    /// listed, or one of its tools' prefixed names is taken) is left out,
-    /// with a `warn` event, and the
+    /// listed, or one of its tools' prefixed names is taken by a tool the
+    /// registry has already) is left out, with a `warn` event, and the
     /// others are mounted all the same: read [`McpMounts::failures`] to
     /// know. Fails only when no server could be mounted at all (and the
     /// configuration names one), with an error that names each.
     ///
+    /// Of a mounted server, a tool is left out, with a `warn` event, when
+    /// it cannot be read (it has no name), it is larger than 256 KiB as
+    /// JSON, it runs only as a task, or its prefixed name is one an earlier
+    /// tool of its list has (it is listed twice: names made alike only by
+    /// the clean-up to provider characters, `read.file` beside `read_file`,
+    /// are told apart by a hash); a server's tools past its first 1,000 are
+    /// left out, and no later page of its list is read. The other tools
+    /// mount.
+    ///
     /// From then on each server's set follows the server: after it sends
     /// `notifications/tools/list_changed`, its tools are listed again in the
     /// background and the registry's listings and calls use the new set (a
-    /// tool it dropped becomes `unknown_tool`). A name belongs to the
+    /// tool it dropped becomes `unknown_tool`). That listing is made only
+    /// while the server is connected: a server that exited or dropped the
+    /// connection is started or reached again by the next call of one of
+    /// its tools, which has its tools listed again. A name belongs to the
     /// registered tool that has it, else to the server mounted first that
     /// lists it, after a refresh too: another tool of that name is left out
     /// with a `warn` event.
@@ -174,10 +192,11 @@ async fn mount_server(
     config: &Arc<McpConfig>,
 ) -> Result<Arc<Connection>, McpError> {
     let connection = Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
-    let tools = connection.remote_tools().await?;
+    let peer = connection.peer().await?;
+    let tools = connection.remote_tools(&peer).await?;
     let (tools, problems) = ToolGroup::check(tools);
-    if let Some(problem) = problems.first() {
-        return Err(McpError::config(format!("server `{name}`: {problem}")));
+    for problem in &problems {
+        tracing::warn!(server = %name, %problem, "a tool the MCP server listed is left out");
     }
     let group = ToolGroup::new(tools, connection.clone());
     registry
@@ -317,6 +336,11 @@ impl Connection {
     /// Lists the tools again, if a change is pending, and replaces the
     /// group with them. On failure the group keeps its set; the next
     /// change or reconnect tries again.
+    ///
+    /// Only on a live connection: a server that exited or hung up is not
+    /// started or reached again here (one that fails at every listing
+    /// would be restarted for ever), but by the next call, whose reconnect
+    /// asks for another listing.
     async fn refresh(self: Arc<Self>) {
         let _one = self.refreshing.lock().await;
         // From here a new change queues another listing.
@@ -329,7 +353,11 @@ impl Connection {
         if !self.changed.swap(false, Ordering::SeqCst) {
             return;
         }
-        match self.remote_tools().await {
+        let Some(peer) = self.live_peer().await else {
+            tracing::debug!(server = %self.name, "the MCP server is not connected; its tools are listed again once a call reconnects it");
+            return;
+        };
+        match self.remote_tools(&peer).await {
             Ok(tools) => {
                 let (tools, problems) = ToolGroup::check(tools);
                 for problem in &problems {
@@ -344,45 +372,120 @@ impl Connection {
         }
     }
 
-    /// The server's tools as the registry holds them.
-    async fn remote_tools(&self) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+    /// The server's tools as the registry holds them, listed on `peer`:
+    /// page by page, each tool read on its own, until the last page or
+    /// until [`MAX_SERVER_TOOLS`] are kept; within the connection's time
+    /// limit and at most [`MAX_LIST_PAGES`] pages, so that a server that
+    /// never answers, or always names a next page, cannot hold the mounting
+    /// (or a refresh) up for ever.
+    async fn remote_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Arc<dyn Tool>>, McpError> {
         let Some(me) = self.me.upgrade() else {
             return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
         };
-        let mut tools = Vec::new();
-        let mut over = 0;
-        for info in self.list_tools().await? {
-            let info = serde_json::to_value(&info).map_err(McpError::protocol)?;
-            let name = info["name"].as_str().unwrap_or_default();
-            if !self.naming.allows(&self.name, name) {
-                continue;
+        let context = format!("server `{}`: tools/list", self.name);
+        let all = async {
+            let mut tools: Vec<Value> = Vec::new();
+            let mut cursor = None;
+            for _ in 0..MAX_LIST_PAGES {
+                let params = PaginatedRequestParams::default().with_cursor(cursor);
+                let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
+                let page = request_json(peer, request)
+                    .await
+                    .map_err(|e| McpError::protocol(e).prefixed(&context))?;
+                if let Some(kind) = unfinished(&page) {
+                    return Err(McpError::peer(format!(
+                        "{context}: an answer of type `{}`, not a list",
+                        crate::text::clip(kind)
+                    )));
+                }
+                let Some(listed) = page.get("tools").and_then(Value::as_array) else {
+                    return Err(McpError::peer(format!("{context}: the answer has no list of tools")));
+                };
+                cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+                let (mut unreadable, mut over) = (0, 0);
+                for info in listed {
+                    if tools.len() == MAX_SERVER_TOOLS {
+                        over += usize::from(self.allowed(info));
+                        continue;
+                    }
+                    match self.keeps(info) {
+                        Ok(true) => tools.push(info.clone()),
+                        Ok(false) => {}
+                        Err(()) => unreadable += 1,
+                    }
+                }
+                if unreadable > 0 {
+                    tracing::warn!(server = %self.name, unreadable, "tools the MCP server listed have no name; they are left out");
+                }
+                let capped = tools.len() == MAX_SERVER_TOOLS;
+                if capped && (over > 0 || cursor.is_some()) {
+                    tracing::warn!(server = %self.name, left_out = over, later_pages_unread = cursor.is_some(), "an MCP server offers more than {MAX_SERVER_TOOLS} tools; the first ones listed are kept, and no later page of its list is read");
+                }
+                if capped || cursor.is_none() {
+                    return Ok(tools);
+                }
             }
-            if tools.len() == MAX_SERVER_TOOLS {
-                over += 1;
-                continue;
-            }
-            let size = serde_json::to_vec(&info).map_or(usize::MAX, |bytes| bytes.len());
-            if size > MAX_TOOL_BYTES {
-                tracing::warn!(server = %self.name, tool = %crate::text::clip(name), size, "an MCP tool larger than {MAX_TOOL_BYTES} bytes is left out");
-                continue;
-            }
-            // A tool that can only run as a task cannot be called here.
-            if info["execution"]["taskSupport"] == "required" {
-                tracing::warn!(server = %self.name, tool = name, "an MCP tool that runs only as a task is left out");
-                continue;
-            }
-            let local = self.naming.local_name(&self.name, name);
-            tools.push(Arc::new(RemoteTool::new(local, &info, me.clone())) as Arc<dyn Tool>);
+            Err(McpError::peer(format!(
+                "{context}: still a next page after {MAX_LIST_PAGES} pages"
+            )))
+        };
+        let limit = self.naming.connect_timeout;
+        let kept = tokio::time::timeout(limit, all).await.unwrap_or_else(|_| {
+            Err(McpError::peer(format!(
+                "{context}: no complete answer within {} s",
+                limit.as_secs_f64()
+            )))
+        })?;
+        // Named together, so names made alike by clean-up stay apart.
+        let names: Vec<&str> = kept.iter().map(|info| tool_name(info).unwrap_or_default()).collect();
+        let locals = self.naming.local_names(&self.name, &names);
+        Ok(kept
+            .iter()
+            .zip(locals)
+            .map(|(info, local)| Arc::new(RemoteTool::new(local, info, me.clone())) as Arc<dyn Tool>)
+            .collect())
+    }
+
+    /// Whether the tool `info` (a `Tool` of `tools/list`, as JSON) is
+    /// mounted: not when it is left out (not allowed, too large, or run
+    /// only as a task); `Err` when it is no tool (no name).
+    fn keeps(&self, info: &Value) -> Result<bool, ()> {
+        let name = tool_name(info).ok_or(())?;
+        if !self.naming.allows(&self.name, name) {
+            return Ok(false);
         }
-        if over > 0 {
-            tracing::warn!(server = %self.name, left_out = over, "an MCP server offers more than {MAX_SERVER_TOOLS} tools; the first ones listed are kept");
+        let size = serde_json::to_vec(info).map_or(usize::MAX, |bytes| bytes.len());
+        if size > MAX_TOOL_BYTES {
+            tracing::warn!(server = %self.name, tool = %crate::text::clip(name), size, "an MCP tool larger than {MAX_TOOL_BYTES} bytes is left out");
+            return Ok(false);
         }
-        Ok(tools)
+        // A tool that can only run as a task cannot be called here. (A list
+        // rmcp's types take comes back through its `Tool`, which has no
+        // `execution`: the key is seen in a list it could not type.)
+        if info["execution"]["taskSupport"] == "required" {
+            tracing::warn!(server = %self.name, tool = %crate::text::clip(name), "an MCP tool that runs only as a task is left out");
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Whether the configuration mounts the tool `info`, if it is one.
+    fn allowed(&self, info: &Value) -> bool {
+        tool_name(info).is_some_and(|name| self.naming.allows(&self.name, name))
+    }
+
+    /// The current peer if its connection is live; never a new connection.
+    async fn live_peer(&self) -> Option<Peer<RoleClient>> {
+        let client = self.client.lock().await;
+        client
+            .as_ref()
+            .filter(|running| !running.is_transport_closed())
+            .map(|running| running.peer().clone())
     }
 
     /// A live peer: the current one, or a new connection when there is none
     /// or it closed.
-    async fn peer(&self) -> Result<rmcp::Peer<RoleClient>, McpError> {
+    async fn peer(&self) -> Result<Peer<RoleClient>, McpError> {
         let mut client = self.client.lock().await;
         if self.closed.load(Ordering::SeqCst) {
             return Err(McpError::config(format!("server `{}` was closed", self.name)));
@@ -511,40 +614,6 @@ impl Connection {
             .map_err(|e| McpError::protocol(e).prefixed(&context))
     }
 
-    /// The server's tools, every page of them: within the connection's
-    /// time limit and at most [`MAX_LIST_PAGES`] pages, so that a server
-    /// that never answers, or always names a next page, cannot hold the
-    /// mounting (or a refresh) up for ever.
-    async fn list_tools(&self) -> Result<Vec<RemoteToolInfo>, McpError> {
-        let peer = self.peer().await?;
-        let context = format!("server `{}`: tools/list", self.name);
-        let all = async {
-            let mut tools = Vec::new();
-            let mut cursor = None;
-            for _ in 0..MAX_LIST_PAGES {
-                let page = peer
-                    .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
-                    .await
-                    .map_err(|e| McpError::protocol(e).prefixed(&context))?;
-                tools.extend(page.tools);
-                cursor = page.next_cursor;
-                if cursor.is_none() {
-                    return Ok(tools);
-                }
-            }
-            Err(McpError::peer(format!(
-                "{context}: still a next page after {MAX_LIST_PAGES} pages"
-            )))
-        };
-        let limit = self.naming.connect_timeout;
-        tokio::time::timeout(limit, all).await.unwrap_or_else(|_| {
-            Err(McpError::peer(format!(
-                "{context}: no complete answer within {} s",
-                limit.as_secs_f64()
-            )))
-        })
-    }
-
     /// Forwards one call; every failure is an error output naming the
     /// server. A connection found dead is reported, not silently replaced:
     /// the call fails with the news, and the server is reconnected for the
@@ -558,7 +627,7 @@ impl Connection {
         }
         if self.drop_if_closed().await {
             return self
-                .reconnected("exited or dropped the connection since the last call")
+                .reconnected("exited or dropped the connection since the last call", false)
                 .await;
         }
         let peer = match self.peer().await {
@@ -566,13 +635,21 @@ impl Connection {
             Err(e) => return ToolOutput::error(format!("The MCP server `{}` is not reachable: {e}", self.name)),
         };
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
-        match peer.call_tool(params).await {
-            Ok(result) => match serde_json::to_value(&result) {
-                Ok(value) => output_of(&value),
-                Err(e) => ToolOutput::error(format!(
-                    "The MCP server `{}` sent a result that cannot be read: {e}",
-                    self.name
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        match request_json(&peer, request).await {
+            Ok(result) if !result.is_object() => ToolOutput::error(format!(
+                "The MCP server `{}` answered the call of `{tool}` with a result that cannot be read (no object). \
+                 The tool may have run.",
+                self.name
+            )),
+            Ok(result) => match unfinished(&result) {
+                Some(kind) => ToolOutput::error(format!(
+                    "The MCP server `{}` answered the call of `{tool}` with a result of type `{}`, which this \
+                     client does not follow. The tool may have run.",
+                    self.name,
+                    crate::text::clip(kind)
                 )),
+                None => output_of(&result),
             },
             Err(ServiceError::McpError(e)) => ToolOutput::error(format!(
                 "The MCP server `{}` refused the call of `{tool}`: {} (code {})",
@@ -585,7 +662,8 @@ impl Connection {
                 // another call made after the same failure: dropping it
                 // would stop a healthy server.
                 if self.drop_if_closed().await {
-                    self.reconnected(&format!("failed during the call of `{tool}` ({e})"))
+                    // It may have done the work before it died.
+                    self.reconnected(&format!("failed during the call of `{tool}` ({e})"), true)
                         .await
                 } else {
                     ToolOutput::error(format!(
@@ -609,14 +687,82 @@ impl Connection {
     }
 
     /// The error result of a call that found the server gone, after one
-    /// attempt to reconnect.
-    async fn reconnected(&self, what: &str) -> ToolOutput {
-        let status = match self.peer().await {
-            Ok(_) => "it has been reconnected, so the call can be made again".to_owned(),
-            Err(e) => format!("reconnecting failed too ({e}); the next call tries again"),
+    /// attempt to reconnect; `sent` when the call had reached the server,
+    /// which may then have done its work.
+    async fn reconnected(&self, what: &str, sent: bool) -> ToolOutput {
+        let reconnected = self.peer().await;
+        let status = match (&reconnected, sent) {
+            (Ok(_), false) => "it has been reconnected, so the call can be made again".to_owned(),
+            (Ok(_), true) => "it has been reconnected".to_owned(),
+            (Err(e), _) => format!("reconnecting failed too ({e}); the next call tries again"),
         };
-        ToolOutput::error(format!("The MCP server `{}` {what}; {status}.", self.name))
+        let after = if sent {
+            " The tool may have run: check before calling it again."
+        } else {
+            ""
+        };
+        ToolOutput::error(format!("The MCP server `{}` {what}; {status}.{after}", self.name))
     }
+}
+
+/// Sends `request` on `peer` and returns its result as JSON: as the server
+/// wrote it when rmcp's types refuse it (a tool or a content block of a
+/// shape they do not know), else as rmcp read it. Dropping the future
+/// before the answer came (a time-out, a cancellation) sends the server
+/// `notifications/cancelled`, as rmcp's own requests do.
+async fn request_json(peer: &Peer<RoleClient>, request: ClientRequest) -> Result<Value, ServiceError> {
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await?;
+    let mut abandoned = CancelOnDrop {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let answer = handle.await_response().await;
+    abandoned.id = None;
+    // Untagged: a variant is written as its own JSON, `CustomResult` as
+    // the value it holds.
+    serde_json::to_value(answer?).map_err(|_| ServiceError::UnexpectedResponse)
+}
+
+/// Sends the server `notifications/cancelled` for request `id` when dropped
+/// before `id` is cleared.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let reason = Some("the request was abandoned by the caller".to_owned());
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(Some(id), reason));
+        runtime.spawn(async move {
+            let _ = peer
+                .send_notification(ClientNotification::CancelledNotification(notification))
+                .await;
+        });
+    }
+}
+
+/// The name of the tool `info` of `tools/list`, when it has one.
+fn tool_name(info: &Value) -> Option<&str> {
+    info.get("name").and_then(Value::as_str).filter(|name| !name.is_empty())
+}
+
+/// The `resultType` of a result that is no final one (`input_required`,
+/// `task`): the call or the listing did not end with it.
+fn unfinished(result: &Value) -> Option<&str> {
+    result
+        .get("resultType")
+        .and_then(Value::as_str)
+        .filter(|kind| *kind != "complete")
 }
 
 /// One configured header of server `name`, checked.
