@@ -400,6 +400,7 @@ impl ToolRegistry {
     }
 
     /// A registered tool: the calls' first look-up, which reads no group.
+    #[inline]
     pub(crate) fn registered(&self, name: &str) -> Option<&dyn Tool> {
         self.index.get(name).map(|&i| &*self.entries[i].tool)
     }
