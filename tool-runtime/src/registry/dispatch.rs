@@ -112,16 +112,11 @@ impl ToolRegistry {
         made: Instant,
         cancellation: Option<&Cancellation>,
     ) -> Result<HeldSlot<'s>, Box<ToolResult>> {
-        // A call of no tool is answered as such at once: it would never
-        // run, so it neither waits for a slot nor times out waiting.
+        // A call of no tool runs nothing, so it takes no slot: it goes on at
+        // once to be answered `unknown_tool`, never waiting for a slot (and
+        // timing out waiting).
         if self.registered(&call.name).is_none() && self.mounted(&call.name).is_none() {
-            let names = self.names();
-            let available = names.iter().map(String::as_str);
-            return Err(Box::new(ToolResult::unknown_tool(
-                &call.name,
-                call.id.clone(),
-                available,
-            )));
+            return Ok(HeldSlot { _permit: None });
         }
         if let Ok(slot) = slots.0.try_acquire() {
             return Ok(HeldSlot { _permit: Some(slot) });
