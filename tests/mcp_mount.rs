@@ -313,6 +313,13 @@ async fn list_changed_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     assert_eq!(reshaped.warning_codes(), ["string_literal_converted_to_integer:m"]);
 }
 
+/// A registry with the servers of `config` mounted.
+async fn mounted(config: McpConfig) -> (ToolRegistry, McpMounts) {
+    let mut registry = ToolRegistry::new();
+    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    (registry, mounts)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mounts_a_python_server_over_stdio() {
     let python = python();
@@ -696,8 +703,7 @@ async fn a_server_that_pages_for_ever_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_s_tools_are_bounded_in_number_and_size() {
     let (config, _log) = odd_server("many");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let names = registry.names();
     assert_eq!(names.len(), 1000);
     assert_eq!(names.first().map(String::as_str), Some("odd__t0"));
@@ -711,8 +717,7 @@ async fn a_server_s_tools_are_bounded_in_number_and_size() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_list_changes_queues_one_listing() {
     let (config, _log) = odd_server("flood");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let before = tokio::runtime::Handle::current().metrics().num_alive_tasks();
     let result = registry.call("odd__t", json!({})).await;
     assert_eq!(result.text(), "flooded");
@@ -730,8 +735,7 @@ async fn a_flood_of_list_changes_queues_one_listing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreadable_answer_does_not_restart_a_live_server() {
     let (config, log) = raw_server("unreadable");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     for _ in 0..3 {
         let result = registry.call("raw__t", json!({})).await;
         assert!(result.is_error, "{}", result.text());
@@ -748,8 +752,7 @@ async fn an_unreadable_answer_does_not_restart_a_live_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remote_schemas_are_made_acceptable_to_every_provider() {
     let (config, _log) = odd_server("shapes");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     for format in Format::ALL {
         let definitions = registry.definitions(*format, &Selection::all()).to_json();
         let text = definitions.to_string();
@@ -801,8 +804,7 @@ async fn remote_schemas_are_made_acceptable_to_every_provider() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_dies_on_every_relisting_is_not_restarted_in_the_background() {
     let (config, log) = raw_server("relist_crashes");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     // The listing its announcement asks for makes it exit.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while log.count("tools/list") < 2 {
@@ -828,8 +830,7 @@ async fn a_server_that_dies_on_every_relisting_is_not_restarted_in_the_backgroun
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_and_results_rmcp_cannot_type_are_read_leniently() {
     let (config, log) = raw_server("lenient");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let mut names = registry.names();
     names.sort_unstable();
     assert!(
@@ -858,8 +859,7 @@ async fn tools_and_results_rmcp_cannot_type_are_read_leniently() {
     mounts.close().await;
 
     let (config, log) = odd_server("odd");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let result = registry.call("odd__t", json!({})).await;
     assert!(!result.is_error, "{}", result.text());
     assert!(
@@ -877,8 +877,7 @@ async fn tools_and_results_rmcp_cannot_type_are_read_leniently() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_that_runs_only_as_a_task_is_left_out() {
     let (config, _log) = raw_server("lenient");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     assert!(registry.get("raw__task_optional").is_some(), "{:?}", registry.names());
     assert!(registry.get("raw__task_only").is_none(), "{:?}", registry.names());
     mounts.close().await;
@@ -891,8 +890,7 @@ async fn a_tool_that_runs_only_as_a_task_is_left_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn names_alike_once_cleaned_stay_apart_and_a_repeated_tool_is_left_out() {
     let (config, _log) = raw_server("names");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let names = registry.names();
     assert_eq!(names.len(), 5, "{names:?}");
     assert!(
@@ -919,8 +917,7 @@ async fn names_alike_once_cleaned_stay_apart_and_a_repeated_tool_is_left_out() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_dies_during_a_call_says_the_tool_may_have_run() {
     let (config, _log) = raw_server("dies_in_call");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let result = registry.call("raw__t", json!({})).await;
     assert!(result.is_error, "{}", result.text());
     let text = result.text();
@@ -935,8 +932,7 @@ async fn a_server_that_dies_during_a_call_says_the_tool_may_have_run() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listing_stops_once_the_tool_cap_is_reached() {
     let (config, log) = raw_server("paged");
-    let mut registry = ToolRegistry::new();
-    let mounts = McpMounts::mount(&mut registry, config).await.expect("mounts");
+    let (registry, mounts) = mounted(config).await;
     let names = registry.names();
     assert_eq!(names.len(), 1000);
     assert_eq!(names.first().map(String::as_str), Some("raw__t0"));
