@@ -114,7 +114,7 @@ pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
             let ty = param.ty;
             // The type keeps its own spans and the rest takes its last
             // token's, so the error underlines the whole type.
-            let last = quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span());
+            let last = end_span(ty);
             let bound = respan(quote!(: #p::ToolParam,), last);
             // Higher-ranked, so rustc does not report it where it fails: a
             // derived type checks `Deserialize` itself, at the type, and
@@ -134,11 +134,16 @@ pub fn param_bounds(model: &ToolFn<'_>) -> TokenStream {
 pub fn string_default_bound(param: &Param<'_>) -> Option<TokenStream> {
     converted_string_default(param)?;
     let ty = param.ty;
-    let last = quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span());
     Some(respan(
         quote!(for<'__s> #ty: ::core::convert::From<&'static str>,),
-        last,
+        end_span(ty),
     ))
+}
+
+/// The span of `ty`'s last token: a bound spanned there (with the type
+/// keeping its own spans) underlines the whole type.
+fn end_span(ty: &syn::Type) -> proc_macro2::Span {
+    quote!(#ty).into_iter().last().map_or_else(|| ty.span(), |t| t.span())
 }
 
 /// `tokens` with every span replaced by `span`.

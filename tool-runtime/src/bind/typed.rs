@@ -114,7 +114,7 @@ impl<T: DeserializeOwned> Slot<T> {
             (Slot::Absent | Slot::Null, Presence::Optional) => {
                 T::deserialize(de::value::UnitDeserializer::<de::value::Error>::new()).ok()
             }
-            // A defaulted field is resolved with its default.
+            // A defaulted field's default is `resolve_or`'s to give.
             (Slot::Absent | Slot::Null, Presence::Required | Presence::Defaulted) => None,
         }
     }

@@ -319,8 +319,9 @@ pub(crate) fn tool_name(name: &Value) -> Option<&str> {
 /// Refuses a response of several alternatives (OpenAI's `choices`,
 /// Gemini's `candidates`) where one after the first holds calls, as
 /// `holds_calls` tells: only the first is read, so those calls would be
-/// dropped unread. `what` names the response, the alternatives and their
-/// part (`["completion", "choices", "message of the choice"]`).
+/// dropped unread. The words name, for the error, the response, the
+/// alternatives and the part to pass instead (`["completion", "choices",
+/// "message of the choice"]`).
 pub(crate) fn check_only_first_has_calls(
     alternatives: &[Value],
     holds_calls: impl Fn(&Value) -> bool,

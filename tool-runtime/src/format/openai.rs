@@ -57,9 +57,10 @@ pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value
 /// or a whole completion whose first choice holds it), in order. A message
 /// without `tool_calls` (or with `null`) has none; a `tool_calls` that is
 /// not a list, a call in the deprecated `function_call` form, or a message
-/// that is no object at all, is an error, never read as no calls. So is a completion whose first choice
-/// has no message (a streamed chunk's `delta`, say), and one whose other
-/// choices hold calls too (pass the message of the choice to answer).
+/// that is no object at all, is an error, never read as no calls. So is a
+/// completion whose first choice has no message (a streamed chunk's
+/// `delta`, say), and one whose other choices hold calls too (pass the
+/// message of the choice to answer).
 pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     if !message.is_object() {
         // A `tool_calls` list or `null` passed for the message would

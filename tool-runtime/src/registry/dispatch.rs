@@ -112,14 +112,13 @@ impl ToolRegistry {
         made: Instant,
         cancellation: Option<&Cancellation>,
     ) -> Result<HeldSlot<'s>, Box<ToolResult>> {
-        // A call of no tool runs nothing, so it takes no slot: it goes on at
-        // once to be answered `unknown_tool`, never waiting for a slot (and
-        // timing out waiting).
-        if self.registered(&call.name).is_none() && self.mounted(&call.name).is_none() {
-            return Ok(HeldSlot { _permit: None });
-        }
         if let Ok(slot) = slots.0.try_acquire() {
             return Ok(HeldSlot { _permit: Some(slot) });
+        }
+        // A call of no tool runs nothing, so it need not wait: it goes on at
+        // once to be answered `unknown_tool`, never timing out waiting.
+        if self.registered(&call.name).is_none() && self.mounted(&call.name).is_none() {
+            return Ok(HeldSlot { _permit: None });
         }
         let waited = Box::pin(self.wait(slots.0.acquire(), made, cancellation)).await;
         let name = &call.name;
