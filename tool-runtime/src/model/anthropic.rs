@@ -376,11 +376,7 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
                     .next()
                     .ok_or_else(|| malformed("a tool_use block was not parsed"))?;
                 let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
-                content.push(Block::ToolUse(ToolUse::new(
-                    call.id.unwrap_or_default(),
-                    call.name,
-                    input,
-                )));
+                content.push(Block::ToolUse(tool_use(call.id.unwrap_or_default(), call.name, input)));
             }
             Some("thinking") => content.push(Block::Thinking {
                 thinking: block["thinking"].as_str().unwrap_or_default().to_owned(),
@@ -406,11 +402,23 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
 /// hit max_tokens) stays as text: the binder tells the model what is wrong.
 fn tool_use_end(id: String, name: String, json: String, input: Value) -> ToolUse {
     if json.trim().is_empty() {
-        return ToolUse::new(id, name, input);
+        return tool_use(id, name, input);
     }
     match serde_json::from_str::<Value>(&json) {
-        Ok(input) => ToolUse::new(id, name, input),
-        Err(_) => ToolUse::from_text(id, name, json),
+        Ok(Value::Object(input)) => ToolUse::new(id, name, Value::Object(input)),
+        _ => ToolUse::from_text(id, name, json),
+    }
+}
+
+/// A call whose input came parsed. Input that is no JSON object (`null`, a
+/// list, the arguments encoded twice as a string) is kept as its text, for
+/// the registry to bind and explain, and the transcript sends `{}` in its
+/// place: the API refuses any other `input`, and would refuse every later
+/// request of the run.
+fn tool_use(id: String, name: String, input: Value) -> ToolUse {
+    match input {
+        Value::Object(_) => ToolUse::new(id, name, input),
+        other => ToolUse::from_text(id, name, other.to_string()),
     }
 }
 
@@ -634,5 +642,37 @@ impl StreamState {
         response.usage = self.usage;
         response.id = self.id;
         Ok(response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Input that is no JSON object is kept as text for the registry to
+    /// bind and explain, and goes back to the API as an object, which is
+    /// all it accepts: one odd call must not break every later request.
+    #[test]
+    fn input_that_is_no_object_goes_back_as_one() {
+        for (input, text) in [
+            (json!("{\"path\":\"a\"}"), "\"{\\\"path\\\":\\\"a\\\"}\""),
+            (json!(null), "null"),
+            (json!([1]), "[1]"),
+        ] {
+            let body = json!({
+                "id": "msg_1",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "read", "input": input}],
+                "stop_reason": "tool_use",
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            });
+            let response = parse_response(&body).unwrap();
+            let call = response.tool_uses().next().unwrap();
+            assert_eq!(call.raw_arguments.as_deref(), Some(text), "bound as sent");
+            let sent = message_json(&Message::new(Role::Assistant, response.content.clone()));
+            assert!(sent["content"][0]["input"].is_object(), "{sent}");
+        }
+        let streamed = tool_use_end("toolu_1".into(), "read".into(), "[1]".into(), json!({}));
+        assert!(streamed.input.is_object());
+        assert_eq!(streamed.raw_arguments.as_deref(), Some("[1]"));
     }
 }

@@ -298,7 +298,7 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
 /// `eos_token`) is a finished turn; any other name is [`ModelStop::Other`],
 /// which the loop never takes as a whole turn.
 fn finish_reason(reason: Option<&str>) -> ModelStop {
-    match reason {
+    match reason.filter(|r| !is_no_reason(r)) {
         Some("stop") | Some("eos") | Some("eos_token") | None => ModelStop::EndTurn,
         Some("tool_calls") | Some("function_call") => ModelStop::ToolUse,
         Some("length") => ModelStop::MaxTokens,
@@ -306,6 +306,13 @@ fn finish_reason(reason: Option<&str>) -> ModelStop {
         Some("content_filter") => ModelStop::Refusal,
         Some(other) => ModelStop::Other(other.to_owned()),
     }
+}
+
+/// A `finish_reason` that means none yet: some servers (Ollama, SGLang,
+/// LocalAI, KoboldCpp) send `""` or `"null"` on every chunk instead of
+/// `null`, which must not make the first chunk look like the last.
+fn is_no_reason(reason: &str) -> bool {
+    reason.is_empty() || reason == "null"
 }
 
 fn usage(value: &Value) -> Usage {
@@ -332,8 +339,9 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
     if let Some(text) = message["content"].as_str().filter(|t| !t.is_empty()) {
         content.push(Block::Text { text: text.to_owned() });
     }
-    // The core parser checks the calls (a list, ids present and distinct).
-    for call in crate::format::openai::chat_tool_calls(message).map_err(|e| malformed(e.to_string()))? {
+    // The core parser checks the calls (a list, ids present and distinct,
+    // none in a later choice), given the whole completion.
+    for call in crate::format::openai::chat_tool_calls(body).map_err(|e| malformed(e.to_string()))? {
         let text = match call.arguments {
             crate::CallArguments::Text(text) => text,
             crate::CallArguments::Json(value) => value.to_string(),
@@ -365,7 +373,6 @@ struct PartialCall {
     id: String,
     name: String,
     arguments: String,
-    reported: bool,
 }
 
 /// A streamed completion being put together from its chunks. A tool call is
@@ -377,6 +384,9 @@ struct StreamState {
     refusal: String,
     /// The calls in the order they started.
     calls: Vec<PartialCall>,
+    /// How many of `calls`, from the first, were reported: a call is
+    /// reported once every call before it is, so each is checked once.
+    reported: usize,
     /// The server's `index` of a call to its place in `calls`: the latest
     /// call given that index.
     indices: HashMap<u64, usize>,
@@ -429,6 +439,13 @@ impl StreamState {
         let Some(choice) = chunk.pointer("/choices/0") else {
             return Ok(false);
         };
+        // Only the first choice is read: a call in another would be lost.
+        let mut later = chunk["choices"].as_array().into_iter().flatten().skip(1);
+        if later.any(|c| c.pointer("/delta/tool_calls").is_some_and(|t| !t.is_null())) {
+            return Err(malformed(
+                "a choice after the first holds tool calls, which would be lost",
+            ));
+        }
         let delta = &choice["delta"];
         // As the whole-response parser: a call of the deprecated form is an
         // error, never lost.
@@ -466,7 +483,7 @@ impl StreamState {
                 }
             }
         }
-        if let Some(reason) = choice["finish_reason"].as_str() {
+        if let Some(reason) = choice["finish_reason"].as_str().filter(|r| !is_no_reason(r)) {
             self.stop = Some(finish_reason(Some(reason)));
             self.report(events)?;
         }
@@ -507,13 +524,13 @@ impl StreamState {
     /// whole message.
     fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
         let interrupted = self.stop.as_ref().is_some_and(ModelStop::interrupts);
-        for call in self.calls.iter_mut().filter(|call| !call.reported) {
+        for call in &self.calls[self.reported..] {
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
             }
             // Refused before the call is reported, and so before it starts.
             check_call_id(&call.id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
-            call.reported = true;
+            self.reported += 1;
             if !interrupted {
                 events(StreamEvent::ToolUse(ToolUse::from_text(
                     &call.id,
@@ -591,6 +608,71 @@ mod tests {
         let calls: Vec<(&str, Value)> = response.tool_uses().map(|c| (c.id.as_str(), c.input.clone())).collect();
         assert_eq!(calls, [("a", json!({"p": 1})), ("b", json!({"p": 2}))]);
         assert_eq!(events.len(), 2, "each call reported once, complete");
+    }
+
+    /// Servers that send `finish_reason: ""` (or `"null"`) on every chunk
+    /// have not finished: the turn is whole only at the real reason, a call
+    /// still starts early when the next one opens, and a stream cut off
+    /// before the end is an error, not an answer.
+    #[test]
+    fn an_empty_finish_reason_is_none_yet() {
+        for none in ["", "null"] {
+            let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": none}]});
+            let call = |index: u64, id: &str| {
+                delta(
+                    json!({"tool_calls": [{"index": index, "id": id, "function": {"name": "write", "arguments": "{}"}}]}),
+                )
+            };
+            let mut seen = Vec::new();
+            let mut events = |e: StreamEvent| seen.push(e);
+            let mut state = StreamState::default();
+            for chunk in [delta(json!({"content": "Writing."})), call(0, "a"), call(1, "b")] {
+                state.chunk(&chunk.to_string(), &mut events).unwrap();
+                assert!(
+                    !http::StreamReader::whole(&state),
+                    "{none:?}: not whole before the last chunk"
+                );
+            }
+            assert!(
+                state.finish(&mut events).is_err(),
+                "{none:?}: a stream that stops here was cut off"
+            );
+            let started: Vec<&str> = seen
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::ToolUse(call) => Some(call.id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(started, ["a"], "{none:?}: the first call starts when the second opens");
+
+            let (_, response) = run(&[
+                call(0, "a"),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+            ]);
+            assert_eq!(response.unwrap().stop, ModelStop::ToolUse, "{none:?}");
+        }
+        let whole = json!({"choices": [{"message": {"role": "assistant", "content": "Hi."}, "finish_reason": ""}]});
+        assert_eq!(parse_response(&whole).unwrap().stop, ModelStop::EndTurn);
+    }
+
+    /// Only the first choice is read, so a call in another is an error,
+    /// streamed or not, never dropped.
+    #[test]
+    fn calls_in_a_later_choice_are_errors() {
+        let call =
+            json!([{"index": 0, "id": "a", "type": "function", "function": {"name": "write", "arguments": "{}"}}]);
+        let whole = json!({"choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"},
+            {"index": 1, "message": {"role": "assistant", "content": null, "tool_calls": call}, "finish_reason": "tool_calls"},
+        ]});
+        assert!(parse_response(&whole).is_err());
+        let chunk = json!({"choices": [
+            {"index": 0, "delta": {"content": "Hi."}, "finish_reason": null},
+            {"index": 1, "delta": {"tool_calls": call}, "finish_reason": null},
+        ]});
+        let mut state = StreamState::default();
+        assert!(state.chunk(&chunk.to_string(), &mut |_| {}).is_err());
     }
 
     /// A turn cut off (`length`, `content_filter`) may end in a call cut
