@@ -683,20 +683,25 @@ async fn http_sessions_are_bounded_in_number() {
     let (_, body) = http_post(addr, Some(&second), ping).await;
     assert_eq!(message_in(&body)["id"], 7, "{body}");
 
-    // Ending one frees its place.
-    use tokio::io::AsyncReadExt as _;
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let delete =
-        format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {first}\r\nConnection: close\r\n\r\n");
-    stream.write_all(delete.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
+    // Ending one frees its place; ending it again finds no session.
+    let delete = |id: String| async move {
+        use tokio::io::AsyncReadExt as _;
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\nConnection: close\r\n\r\n");
+        stream.write_all(delete.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        response
+    };
+    let response = delete(first.clone()).await;
     assert!(response.starts_with("HTTP/1.1 2"), "{response}");
     assert_eq!(
         http_status(addr, &[], INITIALIZE).await,
         200,
         "the freed place is taken again"
     );
+    let response = delete(first).await;
+    assert!(response.starts_with("HTTP/1.1 404"), "an ended session is not found: {response}");
 }
 
 #[tokio::test]

@@ -14,6 +14,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager as _};
 
 use super::McpError;
 use super::connections::{Limits, serve_connections};
@@ -312,6 +313,14 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                     "too many MCP sessions are open; try again later",
                 ));
             }
+            // Ending a session that is not open (ended, reaped, never
+            // made) is 404, as the transport says; rmcp would answer 202.
+            if parts.method == Method::DELETE
+                && let Some(id) = parts.headers.get("mcp-session-id").and_then(|id| id.to_str().ok())
+                && !sessions.has_session(&SessionId::from(id)).await.unwrap_or(false)
+            {
+                return Ok(plain(StatusCode::NOT_FOUND, "no MCP session has this id; it may have ended"));
+            }
             let sent_json = parts.method == Method::POST && is_json(&parts.headers);
             let request = Request::from_parts(parts, Body::from(body.clone()));
             let response = match tower_service::Service::call(&mut inner, request).await {
@@ -391,7 +400,7 @@ fn not_a_message(body: &[u8]) -> Response<Body> {
             serde_json::Value::Null,
         ),
         Ok(value) => {
-            let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned();
+            let id = value.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64()).cloned();
             (
                 -32600,
                 "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response".to_owned(),
