@@ -267,11 +267,18 @@ async fn http_checks_host_origin_token_and_size() {
         "x".repeat(8192)
     );
     assert_eq!(http_status(addr, &[], &big).await, 413);
-    // A body that is no JSON-RPC message: 400 with the JSON-RPC error.
+    // A body that is no JSON-RPC message: 400 with the JSON-RPC error;
+    // JSON nested past the parser's depth is still JSON.
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"echo","arguments":{{"a":{}{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
     for (body, code) in [
         ("not json", -32700),
         (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, -32600),
         (r#"{"id":3}"#, -32600),
+        (deep.as_str(), -32600),
     ] {
         let (head, answer) = http_post(addr, None, body).await;
         assert!(head.starts_with("HTTP/1.1 400"), "{body}: {head}");
@@ -687,7 +694,8 @@ async fn http_sessions_are_bounded_in_number() {
     let delete = |id: String| async move {
         use tokio::io::AsyncReadExt as _;
         let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let delete = format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\nConnection: close\r\n\r\n");
+        let delete =
+            format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\nConnection: close\r\n\r\n");
         stream.write_all(delete.as_bytes()).await.unwrap();
         let mut response = String::new();
         stream.read_to_string(&mut response).await.unwrap();
@@ -701,7 +709,10 @@ async fn http_sessions_are_bounded_in_number() {
         "the freed place is taken again"
     );
     let response = delete(first).await;
-    assert!(response.starts_with("HTTP/1.1 404"), "an ended session is not found: {response}");
+    assert!(
+        response.starts_with("HTTP/1.1 404"),
+        "an ended session is not found: {response}"
+    );
 }
 
 #[tokio::test]

@@ -319,7 +319,10 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                 && let Some(id) = parts.headers.get("mcp-session-id").and_then(|id| id.to_str().ok())
                 && !sessions.has_session(&SessionId::from(id)).await.unwrap_or(false)
             {
-                return Ok(plain(StatusCode::NOT_FOUND, "no MCP session has this id; it may have ended"));
+                return Ok(plain(
+                    StatusCode::NOT_FOUND,
+                    "no MCP session has this id; it may have ended",
+                ));
             }
             let sent_json = parts.method == Method::POST && is_json(&parts.headers);
             let request = Request::from_parts(parts, Body::from(body.clone()));
@@ -389,6 +392,13 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// take); its id, when one can be read, else `null`.
 fn not_a_message(body: &[u8]) -> Response<Body> {
     let (code, message, id) = match serde_json::from_slice::<serde_json::Value>(body) {
+        // JSON nested deeper than the parser goes (128 levels) is still
+        // JSON: the request is refused, not the text.
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => (
+            -32600,
+            "Invalid Request: the message is nested too deeply (more than 128 levels)".to_owned(),
+            serde_json::Value::Null,
+        ),
         Err(e) => (
             -32700,
             format!("Parse error: the body is not JSON ({e})"),
@@ -400,7 +410,10 @@ fn not_a_message(body: &[u8]) -> Response<Body> {
             serde_json::Value::Null,
         ),
         Ok(value) => {
-            let id = value.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64()).cloned();
+            let id = value
+                .get("id")
+                .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+                .cloned();
             (
                 -32600,
                 "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response".to_owned(),
