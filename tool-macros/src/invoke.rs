@@ -29,8 +29,9 @@ pub fn dispatch(model: &ToolFn<'_>) -> Dispatch {
     Dispatch {
         inherent: quote!(#run_fn #(#defaults)*),
         methods: {
-            let invoke = invoke(model);
-            let invoke_fast = invoke_fast(model);
+            let list = param_list(model);
+            let invoke = invoke(model, &list);
+            let invoke_fast = invoke_fast(model, &list);
             quote!(#invoke #invoke_fast)
         },
     }
@@ -114,108 +115,114 @@ fn injected(model: &ToolFn<'_>) -> Vec<TokenStream> {
         .collect()
 }
 
-fn invoke(model: &ToolFn<'_>) -> TokenStream {
+/// The model parameters as the runtime's `Params` list type,
+/// `(A, (B, ()))`; the pattern of their values in the same nesting,
+/// `(__p0, (__p1, ()))`; and their default functions,
+/// `(None, (Some(Self::__default1), ()))`.
+struct ParamList {
+    types: TokenStream,
+    values: TokenStream,
+    defaults: TokenStream,
+}
+
+fn param_list(model: &ToolFn<'_>) -> ParamList {
     let p = crate::emit::private();
-    let mut takes = Vec::new();
-    let mut checked = Vec::new();
-    for (index, param) in model.params.iter().enumerate() {
-        if !matches!(param.role, Role::Model) {
-            continue;
-        }
-        let local = local(index);
+    let empty = ParamList {
+        types: quote!(()),
+        values: quote!(()),
+        defaults: quote!(()),
+    };
+    let params: Vec<_> = model.indexed_model_params().collect();
+    params.iter().rev().fold(empty, |list, (index, param)| {
+        let ParamList {
+            types,
+            values,
+            defaults,
+        } = list;
         let ty = param.ty;
-        let wire = param.wire_name();
-        let take = match param.default() {
+        let local = local(*index);
+        let default = match param.default() {
             Some(_) => {
-                let default = default_ident(index);
-                quote!(#p::take_or_else::<#ty>(&mut __arguments, #wire, Self::#default))
+                let ident = default_ident(*index);
+                quote!(#p::Some(Self::#ident))
             }
-            None => quote!(#p::take::<#ty>(&mut __arguments, #wire)),
+            None => quote!(#p::None),
         };
-        takes.push(quote!(let #local = #take;));
-        checked.push(local);
-    }
-    // Every parameter is taken before any failure returns, so all
-    // deserialization problems are reported together.
-    let unwrap = (!checked.is_empty()).then(|| {
-        quote! {
-            let (#(#p::Some(#checked),)*) = (#(#checked,)*) else {
-                return #p::Err(__arguments.into_errors());
-            };
+        ParamList {
+            types: quote!((#ty, #types)),
+            values: quote!((#local, #values)),
+            defaults: quote!((#default, #defaults)),
         }
-    });
+    })
+}
+
+/// `Tool::invoke`: every model parameter taken out of the bound arguments
+/// by the runtime (all refusals reported together), then the injected
+/// ones, then the call.
+fn invoke(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
+    let p = crate::emit::private();
+    let ParamList {
+        types,
+        values,
+        defaults,
+    } = list;
     let injected = injected(model);
     let all: Vec<_> = (0..model.params.len()).map(local).collect();
     quote! {
-        #[allow(unused_variables, unused_mut)]
+        #[allow(unused_variables)]
         fn invoke(
             &self,
             __arguments: #p::BoundArguments,
             __scope: &#p::CallScope<'_>,
         ) -> #p::Result<#p::ToolFuture, ::std::vec::Vec<#p::CallError>> {
-            let mut __arguments = __arguments;
-            #(#takes)*
-            #unwrap
+            let #values = match #p::take_params::<#types>(
+                <Self as #p::Tool>::definition(self), __arguments, #defaults,
+            ) {
+                #p::Ok(__values) => __values,
+                #p::Err(__errors) => return #p::Err(__errors),
+            };
             #(#injected)*
             #p::Ok(Self::__run(#(#all),*))
         }
     }
 }
 
-/// A typed parse straight from the arguments as sent, through the
-/// runtime's shape-checked reader: every decision (is this value exactly
-/// right, does it meet its bounds, what does an absent or `null` key mean)
-/// is the runtime's, made from the same field shapes the binder walks.
-/// It gives up (`None`), leaving the call to the full binder, wherever the
-/// binder would have anything to change or say.
-fn invoke_fast(model: &ToolFn<'_>) -> TokenStream {
+/// `Tool::invoke_fast`: a typed parse straight from the arguments as sent,
+/// through the runtime's shape-checked reader: every decision (is this
+/// value exactly right, does it meet its bounds, what does an absent or
+/// `null` key mean) is the runtime's, made from the same field shapes the
+/// binder walks. It gives up (`None`), leaving the call to the full
+/// binder, wherever the binder would have anything to change or say. The
+/// tool's own part is the `match` from key to parameter.
+fn invoke_fast(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
     let p = crate::emit::private();
-    let params: Vec<_> = model.indexed_model_params().collect();
-    // The parameter types as a list type, `(A, (B, ()))`, and the slots'
-    // pattern in the same nesting.
-    let (list, slots) = params
-        .iter()
-        .rev()
-        .fold((quote!(()), quote!(())), |(list, slots), (index, param)| {
-            let ty = param.ty;
-            let slot = format_ident!("__s{}", index);
-            (quote!((#ty, #list)), quote!((#slot, #slots)))
-        });
-    let finals = params.iter().enumerate().map(|(position, (index, param))| {
-        let local = local(*index);
-        let slot = format_ident!("__s{}", index);
-        let ty = param.ty;
-        let resolved = match param.default() {
-            Some(_) => {
-                let default = default_ident(*index);
-                quote!(#slot.resolve_or(&__fields[#position], __scope.null_is_absent(), Self::#default))
-            }
-            None => quote!(#slot.resolve(&__fields[#position])),
-        };
-        quote! {
-            let #local: #ty = #resolved?;
-        }
-    });
-    let names = params.iter().map(|(_, param)| param.wire_name());
-    let positions = 0..params.len();
+    let ParamList {
+        types,
+        values,
+        defaults,
+    } = list;
+    let names = model.model_params().map(|param| param.wire_name());
+    let positions = 0..model.model_params().count();
     let injected = injected(model);
     let all: Vec<_> = (0..model.params.len()).map(local).collect();
     quote! {
-        #[allow(unused_variables, unused_mut)]
+        #[allow(unused_variables)]
         fn invoke_fast(
             &self,
             __arguments: &#p::Arguments<'_>,
             __scope: &#p::CallScope<'_>,
         ) -> #p::Option<#p::ToolFuture> {
-            let __fields: &[#p::Field] = &<Self as #p::Tool>::definition(self).params().fields;
             fn __index(__key: &str) -> #p::Option<usize> {
                 match __key {
                     #(#names => #p::Some(#positions),)*
                     _ => #p::None,
                 }
             }
-            let #slots = #p::parse_params::<#list>(__arguments, __fields, #p::coerced(__scope), __index)?;
-            #(#finals)*
+            let #p::Some(#values) = #p::read_params::<#types>(
+                <Self as #p::Tool>::definition(self), __arguments, __scope, __index, #defaults,
+            ) else {
+                return #p::None;
+            };
             #(#injected)*
             #p::Some(Self::__run(#(#all),*))
         }

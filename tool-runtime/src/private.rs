@@ -8,7 +8,7 @@ pub use ::core::result::Result::{self, Err, Ok};
 pub use serde;
 pub use serde_json;
 
-pub use crate::bind::{BindMode, BoundArguments, Coerced, Params, Slot, parse_params};
+pub use crate::bind::{BindMode, BoundArguments, Params};
 pub use crate::call::Arguments;
 pub use crate::codes::CallError;
 pub use crate::context::{CallScope, State, ToolContext};
@@ -21,9 +21,9 @@ pub use crate::tool::{LazyDefinition, Tool, ToolAnnotations, ToolDefinition, Too
 use std::cell::{Cell, RefCell};
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
 
+use crate::bind::parse_params;
 use crate::output::Json;
 
 /// A numeric bound as written in `#[param(min = ...)]`.
@@ -50,22 +50,37 @@ pub fn pattern(source: &str) -> Pattern {
     }
 }
 
-/// Takes parameter `name` as its type (full binder).
-pub fn take<T: DeserializeOwned>(arguments: &mut BoundArguments, name: &str) -> Option<T> {
-    arguments.take(name)
+/// `Tool::invoke` of a `#[tool]`: takes the parameters `P` (the list type
+/// of its model parameters, in the order of its fields) out of arguments
+/// the binder accepted, each absent one from its default function in
+/// `defaults`; every refusal, when there is one.
+pub fn take_params<P: Params>(
+    tool: &ToolDefinition,
+    arguments: BoundArguments,
+    defaults: P::Defaults,
+) -> Result<P::Values, Vec<CallError>> {
+    let mut arguments = arguments;
+    match P::take(&mut arguments, &tool.params().fields, defaults) {
+        Some(values) => Ok(values),
+        None => Err(arguments.into_errors()),
+    }
 }
 
-/// Takes parameter `name`, or the default when it is absent. The default
-/// is the tool's one function for it, shared with the fast path and the
-/// definition, so the default expression is compiled once.
-pub fn take_or_else<T: DeserializeOwned>(arguments: &mut BoundArguments, name: &str, default: fn() -> T) -> Option<T> {
-    arguments.take_or_else(name, default)
-}
-
-/// Where the fast path records its coercions for this call; `None` where
-/// it may make none (strict mode, outside a registry).
-pub fn coerced<'a>(scope: &CallScope<'a>) -> Option<&'a Coerced> {
-    scope.coerced()
+/// `Tool::invoke_fast` of a `#[tool]`: the parameters `P` read straight
+/// from the arguments as sent, when they are exactly right (see
+/// [`parse_params`]); `index` is the tool's `match` from key to parameter.
+/// `None` sends the call to the full binder.
+#[inline]
+pub fn read_params<P: Params>(
+    tool: &ToolDefinition,
+    arguments: &Arguments<'_>,
+    scope: &CallScope<'_>,
+    index: fn(&str) -> Option<usize>,
+    defaults: P::Defaults,
+) -> Option<P::Values> {
+    let fields = &tool.params().fields;
+    let slots = parse_params::<P>(arguments, fields, scope.coerced(), index)?;
+    P::resolve(slots, fields, scope.null_is_absent(), defaults)
 }
 
 /// A shape's bounds, as `#[param(...)]` writes them.

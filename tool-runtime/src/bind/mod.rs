@@ -33,7 +33,7 @@ pub use bound::BoundArguments;
 use describe::{Sentence, write_listed};
 pub(crate) use describe::{counted, describe_str, describe_value, expected, float_text, write_integer};
 pub use params::{Params, parse_params};
-pub use typed::{Coerced, Slot};
+pub use typed::Coerced;
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{

@@ -1,25 +1,36 @@
-//! The typed fast path's reading of a whole argument object, written once
-//! here for every tool: a tool's parameter types come as a list type
-//! (`(A, (B, (C, ())))`, in the order of its fields) and each key read goes
-//! to its parameter's slot through [`ParamSeed`]. What `#[tool]` generates
-//! is then a call, a `match` from key to parameter, and the slots'
-//! resolution, not a visitor of its own per tool, which kept every crate
-//! of tools compiling the same logic again.
+//! A tool's parameters as one list type, read by both of the binder's
+//! paths: the typed fast path's reading of the whole argument object, and
+//! the full binder's taking of each parameter from the normalized object.
+//! Written once here for every tool: a tool's parameter types come as a
+//! list type (`(A, (B, (C, ())))`, in the order of its fields), and what
+//! `#[tool]` generates is one call per path and a `match` from key to
+//! parameter, not a visitor or a chain of takes of its own per tool, which
+//! kept every crate of tools compiling the same logic again. Both paths
+//! resolve an absent parameter with the same default function.
 
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 
+use super::bound::BoundArguments;
 use super::typed::{Coerced, ParamSeed, Slot, give_up, parse_arguments};
 use crate::call::Arguments;
 use crate::schema::Field;
 
 /// A tool's parameter types as a list type, `(A, (B, ()))`; their slots are
-/// `(Slot<A>, (Slot<B>, ()))`.
+/// `(Slot<A>, (Slot<B>, ()))`, their values `(A, (B, ()))` and their
+/// defaults `(Option<fn() -> A>, (Option<fn() -> B>, ()))`.
 pub trait Params {
     /// One [`Slot`] per parameter, in the same nesting.
     type Slots;
+
+    /// The parameters' values, in the same nesting.
+    type Values;
+
+    /// Each parameter's default function, `None` for one without a
+    /// default, in the same nesting.
+    type Defaults: Copy;
 
     /// Every slot empty.
     fn empty() -> Self::Slots;
@@ -33,10 +44,28 @@ pub trait Params {
         coerced: Option<&Coerced>,
         map: &mut A,
     ) -> Result<(), A::Error>;
+
+    /// The values of filled slots as the binder would bind them (see
+    /// [`Slot::resolve`]), or `None` where the binder would have something
+    /// to say.
+    fn resolve(
+        slots: Self::Slots,
+        fields: &[Field],
+        null_is_absent: bool,
+        defaults: Self::Defaults,
+    ) -> Option<Self::Values>;
+
+    /// Takes every parameter out of arguments the binder accepted, the
+    /// default for an absent one; `None` when any was refused (each
+    /// refusal recorded in `arguments`). Every parameter is taken even
+    /// after one is refused, so all refusals are reported together.
+    fn take(arguments: &mut BoundArguments, fields: &[Field], defaults: Self::Defaults) -> Option<Self::Values>;
 }
 
 impl Params for () {
     type Slots = ();
+    type Values = ();
+    type Defaults = ();
 
     fn empty() {}
 
@@ -50,10 +79,20 @@ impl Params for () {
         // No parameter has this index: the fields and the type disagree.
         Err(give_up())
     }
+
+    fn resolve((): (), _: &[Field], _: bool, (): ()) -> Option<()> {
+        Some(())
+    }
+
+    fn take(_: &mut BoundArguments, _: &[Field], (): ()) -> Option<()> {
+        Some(())
+    }
 }
 
 impl<H: DeserializeOwned, T: Params> Params for (H, T) {
     type Slots = (Slot<H>, T::Slots);
+    type Values = (H, T::Values);
+    type Defaults = (Option<fn() -> H>, T::Defaults);
 
     fn empty() -> Self::Slots {
         (Slot::Absent, T::empty())
@@ -74,6 +113,37 @@ impl<H: DeserializeOwned, T: Params> Params for (H, T) {
             (_, [_, rest @ ..]) => T::read(&mut slots.1, index - 1, rest, coerced, map),
             (_, []) => Err(give_up()),
         }
+    }
+
+    // Inlined as `read` is: the defaults are constants at the call.
+    #[inline(always)]
+    fn resolve(
+        (slot, slots): Self::Slots,
+        fields: &[Field],
+        null_is_absent: bool,
+        (default, defaults): Self::Defaults,
+    ) -> Option<Self::Values> {
+        // More types than fields: the fields and the type disagree.
+        let [field, rest @ ..] = fields else { return None };
+        let value = match default {
+            Some(default) => slot.resolve_or(field, null_is_absent, default)?,
+            None => slot.resolve(field)?,
+        };
+        Some((value, T::resolve(slots, rest, null_is_absent, defaults)?))
+    }
+
+    fn take(
+        arguments: &mut BoundArguments,
+        fields: &[Field],
+        (default, defaults): Self::Defaults,
+    ) -> Option<Self::Values> {
+        let [field, rest @ ..] = fields else { return None };
+        let value = match default {
+            Some(default) => arguments.take_or_else(&field.name, default),
+            None => arguments.take(&field.name),
+        };
+        let values = T::take(arguments, rest, defaults);
+        Some((value?, values?))
     }
 }
 
