@@ -80,3 +80,19 @@ fn a_tool_compiles_and_runs_with_shadowed_names() {
         ::core::assert_eq!(result.text(), "sorted: [3, 2, 1]");
     });
 }
+
+#[test]
+fn the_tool_struct_is_a_plain_copyable_value() {
+    fn traits<T: ::core::clone::Clone + ::core::marker::Copy + ::core::default::Default + ::core::fmt::Debug>(
+        t: T,
+    ) -> T {
+        t
+    }
+    let tool = traits(SortNumbers);
+    let copied = tool;
+    ::core::assert_eq!(
+        ::std::format!("{:?} {:?}", tool, <SortNumbers as ::core::default::Default>::default()),
+        "SortNumbers SortNumbers"
+    );
+    ::core::assert_eq!(::std::format!("{copied:?}"), "SortNumbers");
+}

@@ -34,10 +34,39 @@ pub fn struct_item(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
     let vis = &model.item.vis;
     let fn_name = model.fn_ident();
     let doc = format!("The tool made of [`{fn_name}`] by `#[tool]`; register it with `ToolRegistry::register`.");
+    let name = ident.to_string();
+    // What `#[derive(Clone, Copy, Debug, Default)]` would write, written
+    // out: four derive expansions cost the compiler more than the impls.
+    // Marked derived, so dead-code analysis still ignores them.
     quote! {
         #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #ident;
+
+        #[automatically_derived]
+        impl ::core::clone::Clone for #ident {
+            #[inline]
+            fn clone(&self) -> Self {
+                #ident
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::marker::Copy for #ident {}
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #ident {
+            fn fmt(&self, __formatter: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::fmt::Formatter::write_str(__formatter, #name)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::default::Default for #ident {
+            #[inline]
+            fn default() -> Self {
+                #ident
+            }
+        }
     }
 }
 
