@@ -11,7 +11,13 @@
 //!    them.
 //! 2. The generated dispatcher takes each parameter out of the normalized
 //!    object with [`BoundArguments`] and deserializes it into its Rust type, applying
-//!    defaults for absent parameters.
+//!    defaults for absent parameters ([`Params::take`]).
+//!
+//! Arguments that are already exactly right skip both passes: the typed
+//! fast path ([`Params::read`], [`Params::resolve`]) reads them straight
+//! into the parameters' types, and gives up wherever the binder would have
+//! anything to change or say. Both paths go through the one [`Params`]
+//! impl of the tool's parameter list, with the same default functions.
 //!
 //! In [`BindMode::Strict`] nothing is coerced: what lenient mode would change
 //! is a `type_mismatch` (or `enum_out_of_range`) and an unknown key is an
