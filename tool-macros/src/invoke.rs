@@ -30,7 +30,7 @@ pub fn dispatch(model: &ToolFn<'_>) -> Dispatch {
         inherent: quote!(#run_fn #(#defaults)*),
         methods: {
             let list = param_list(model);
-            let invoke = invoke(model, &list);
+            let invoke = invoke(&list);
             let invoke_fast = invoke_fast(model, &list);
             quote!(#invoke #invoke_fast)
         },
@@ -118,56 +118,59 @@ fn injected(model: &ToolFn<'_>) -> Vec<TokenStream> {
 /// The model parameters as the runtime's `Params` list type,
 /// `(A, (B, ()))`; the pattern of their values in the same nesting,
 /// `(__p0, (__p1, ()))`; and their default functions,
-/// `(None, (Some(Self::__default1), ()))`.
+/// `(None, (Some(Self::__default1), ()))`. Both dispatch methods bind them
+/// and end in `start`.
 struct ParamList {
     types: TokenStream,
     values: TokenStream,
     defaults: TokenStream,
+    /// The block that binds the injected parameters from `__scope` and
+    /// starts the call with every parameter.
+    start: TokenStream,
 }
 
 fn param_list(model: &ToolFn<'_>) -> ParamList {
     let p = crate::emit::private();
-    let empty = ParamList {
-        types: quote!(()),
-        values: quote!(()),
-        defaults: quote!(()),
-    };
     let params: Vec<_> = model.indexed_model_params().collect();
-    params.iter().rev().fold(empty, |list, (index, param)| {
-        let ParamList {
-            types,
-            values,
-            defaults,
-        } = list;
-        let ty = param.ty;
-        let local = local(*index);
-        let default = match param.default() {
-            Some(_) => {
-                let ident = default_ident(*index);
-                quote!(#p::Some(Self::#ident))
-            }
-            None => quote!(#p::None),
-        };
-        ParamList {
-            types: quote!((#ty, #types)),
-            values: quote!((#local, #values)),
-            defaults: quote!((#default, #defaults)),
-        }
-    })
+    let empty = (quote!(()), quote!(()), quote!(()));
+    let (types, values, defaults) = params
+        .iter()
+        .rev()
+        .fold(empty, |(types, values, defaults), (index, param)| {
+            let ty = param.ty;
+            let local = local(*index);
+            let default = match param.default() {
+                Some(_) => {
+                    let ident = default_ident(*index);
+                    quote!(#p::Some(Self::#ident))
+                }
+                None => quote!(#p::None),
+            };
+            (
+                quote!((#ty, #types)),
+                quote!((#local, #values)),
+                quote!((#default, #defaults)),
+            )
+        });
+    let injected = injected(model);
+    let all = (0..model.params.len()).map(local);
+    ParamList {
+        types,
+        values,
+        defaults,
+        start: quote!({
+            #(#injected)*
+            Self::__run(#(#all),*)
+        }),
+    }
 }
 
 /// `Tool::invoke`: every model parameter taken out of the bound arguments
 /// by the runtime (all refusals reported together), then the injected
 /// ones, then the call.
-fn invoke(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
+fn invoke(list: &ParamList) -> TokenStream {
     let p = crate::emit::private();
-    let ParamList {
-        types,
-        values,
-        defaults,
-    } = list;
-    let injected = injected(model);
-    let all: Vec<_> = (0..model.params.len()).map(local).collect();
+    let (types, values, defaults, start) = (&list.types, &list.values, &list.defaults, &list.start);
     quote! {
         #[allow(unused_variables)]
         fn invoke(
@@ -181,8 +184,7 @@ fn invoke(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
                 #p::Ok(__values) => __values,
                 #p::Err(__errors) => return #p::Err(__errors),
             };
-            #(#injected)*
-            #p::Ok(Self::__run(#(#all),*))
+            #p::Ok(#start)
         }
     }
 }
@@ -196,15 +198,9 @@ fn invoke(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
 /// tool's own part is the `match` from key to parameter.
 fn invoke_fast(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
     let p = crate::emit::private();
-    let ParamList {
-        types,
-        values,
-        defaults,
-    } = list;
+    let (types, values, defaults, start) = (&list.types, &list.values, &list.defaults, &list.start);
     let names = model.model_params().map(|param| param.wire_name());
     let positions = 0..model.model_params().count();
-    let injected = injected(model);
-    let all: Vec<_> = (0..model.params.len()).map(local).collect();
     quote! {
         #[allow(unused_variables)]
         fn invoke_fast(
@@ -223,8 +219,7 @@ fn invoke_fast(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
             ) else {
                 return #p::None;
             };
-            #(#injected)*
-            #p::Some(Self::__run(#(#all),*))
+            #p::Some(#start)
         }
     }
 }
