@@ -56,10 +56,9 @@ pub fn pattern(source: &str) -> Pattern {
 /// `defaults`; every refusal, when there is one.
 pub fn take_params<P: Params>(
     tool: &ToolDefinition,
-    arguments: BoundArguments,
+    mut arguments: BoundArguments,
     defaults: P::Defaults,
 ) -> Result<P::Values, Vec<CallError>> {
-    let mut arguments = arguments;
     match P::take(&mut arguments, &tool.params().fields, defaults) {
         Some(values) => Ok(values),
         None => Err(arguments.into_errors()),

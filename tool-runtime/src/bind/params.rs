@@ -264,4 +264,45 @@ mod tests {
         let arguments = r#"{"count": 1}"#.into();
         assert!(parse_params::<(String, ())>(&arguments, &fields(), None, index).is_none());
     }
+
+    fn seven() -> u32 {
+        7
+    }
+
+    /// `count` defaults to 7; `name` has none.
+    const DEFAULTS: <Both as Params>::Defaults = (None, (Some(seven), ()));
+
+    #[test]
+    fn resolving_fills_a_default_and_leaves_a_missing_value_to_the_binder() {
+        let read = |text: &str| parse_params::<Both>(&text.into(), &fields(), None, index).unwrap();
+        let resolved = Both::resolve(read(r#"{"name": "a"}"#), &fields(), false, DEFAULTS);
+        assert_eq!(resolved, Some(("a".to_owned(), (7, ()))));
+        // A `null` for a defaulted parameter is the binder's to replace,
+        // unless `null` stands for "not given".
+        let null = r#"{"name": "a", "count": null}"#;
+        assert_eq!(Both::resolve(read(null), &fields(), false, DEFAULTS), None);
+        assert_eq!(
+            Both::resolve(read(null), &fields(), true, DEFAULTS),
+            Some(("a".to_owned(), (7, ())))
+        );
+        assert_eq!(Both::resolve(read(r#"{"count": 1}"#), &fields(), false, DEFAULTS), None);
+    }
+
+    #[test]
+    fn taking_applies_defaults_and_reports_every_refusal_together() {
+        let bound = |value: serde_json::Value| BoundArguments::new(value.as_object().unwrap().clone());
+        let mut arguments = bound(serde_json::json!({"name": "a"}));
+        let taken = Both::take(&mut arguments, &fields(), DEFAULTS);
+        assert_eq!(taken, Some(("a".to_owned(), (7, ()))));
+        assert!(arguments.into_errors().is_empty());
+        // Both values are refused by their types: both are reported.
+        let mut arguments = bound(serde_json::json!({"name": 1, "count": "x"}));
+        assert_eq!(Both::take(&mut arguments, &fields(), DEFAULTS), None);
+        let refused: Vec<String> = arguments.into_errors().iter().map(|e| e.to_string()).collect();
+        assert_eq!(refused.len(), 2, "{refused:?}");
+        assert!(
+            refused[0].contains("name") && refused[1].contains("count"),
+            "{refused:?}"
+        );
+    }
 }
