@@ -254,6 +254,56 @@ async fn a_model_call_cancelled_mid_stream_leaves_no_unanswered_call() {
     assert_started_call_answered_as_cancelled(&outcome.transcript);
 }
 
+/// A model whose stream says something, then completes a call of
+/// `touched`, then waits: the run is cancelled on the text, before the
+/// call comes.
+struct TextThenCall;
+
+impl Model for TextThenCall {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            events(StreamEvent::Text("Let me look.".into()));
+            events(StreamEvent::ToolUse(ToolUse::new("t1", "touched", json!({}))));
+            // The call's task gets the thread first.
+            tokio::task::yield_now().await;
+            std::future::pending().await
+        })
+    }
+}
+
+/// Counts its calls.
+#[tool]
+async fn touched() -> String {
+    TOUCHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "touched".into()
+}
+
+static TOUCHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A call that streams in after the run was cancelled never runs its
+/// tool, however the call's task and the run's cancellation are scheduled
+/// (run many times: an unordered race would show in some of them).
+#[tokio::test]
+async fn a_call_streamed_after_the_run_was_cancelled_never_runs() {
+    for _ in 0..24 {
+        let cancellation = Cancellation::new();
+        let cancel = cancellation.clone();
+        let mut registry = registry();
+        registry.register(Touched).unwrap();
+        let agent = Agent::new(TextThenCall, registry).on_event(move |event| {
+            if matches!(event, AgentEvent::Text(_)) {
+                cancel.cancel();
+            }
+        });
+        let outcome = agent.run_cancellable(vec![Message::user("Go")], &cancellation).await;
+        assert_eq!(outcome.stop, StopReason::Cancelled);
+        assert_transcript_valid(&outcome.transcript);
+        let result = outcome.transcript[2].tool_results().next().unwrap();
+        assert!(result.is_error && result.to_text().contains("cancel"), "{result:?}");
+    }
+    assert_eq!(TOUCHED.load(std::sync::atomic::Ordering::SeqCst), 0, "the tool ran");
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_model_failing_mid_stream_stops_the_started_tools() {
     let outcome = Agent::new(Stalls { fail: true }, registry()).run("Go").await;

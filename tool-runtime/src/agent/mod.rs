@@ -304,6 +304,12 @@ impl<M: Model> Agent<M> {
         // The call's own signal: the body watches it, `Running` raises it,
         // and the run's cancellation is forwarded to it.
         let signal = Cancellation::new();
+        // A call started after the run was cancelled (later in the same
+        // streamed chunk, say) never runs its tool: its signal is raised
+        // before its task can look at it.
+        if run.is_cancelled() || turn.caller.is_cancelled() {
+            signal.cancel();
+        }
         let (cancellation, forward_to, run) = (signal.clone(), signal.clone(), run.clone());
         let started = call.clone();
         let body = async move {
@@ -326,11 +332,13 @@ impl<M: Model> Agent<M> {
             let mut tool_call = ToolCall::from(&call);
             if let Some(approver) = approver {
                 let decision = tokio::select! {
-                    decision = approver.approve(&tool_call) => decision,
+                    // A cancelled call is not put to the approver.
+                    biased;
                     () = cancellation.cancelled() => {
                         let text = format!("The call of `{quoted}` was cancelled before it ran.");
                         return finish(adapter::not_run(&call, text, true), Duration::ZERO);
                     }
+                    decision = approver.approve(&tool_call) => decision,
                 };
                 match decision {
                     Approval::Run => {}
@@ -365,8 +373,11 @@ impl<M: Model> Agent<M> {
                 std::future::pending::<Infallible>().await
             };
             tokio::select! {
-                slot = body => slot,
+                // The run's cancellation reaches the call's signal before
+                // the body first looks at it.
+                biased;
                 never = forward => match never {},
+                slot = body => slot,
             }
         });
         Running {
@@ -393,11 +404,13 @@ impl<M: Model> Agent<M> {
             // never calls the model.
             biased;
             never = forward => match never {},
-            outcome = self.turns(state, &run) => outcome,
+            outcome = self.turns(state, &run, cancellation) => outcome,
         }
     }
 
-    async fn turns(&self, mut state: RunState, cancellation: &Cancellation) -> Outcome {
+    /// The turns of a run stopped by `cancellation`, the run's own signal,
+    /// which [`drive`](Self::drive) raises when the `caller`'s is.
+    async fn turns(&self, mut state: RunState, cancellation: &Cancellation, caller: &Cancellation) -> Outcome {
         let slots = adapter::slots(&self.registry);
         loop {
             // Checked before every turn, a resumed run's first included.
@@ -417,6 +430,7 @@ impl<M: Model> Agent<M> {
                 available,
                 offered: filtered.then(|| Arc::new(tools.iter().map(|d| d.name().to_owned()).collect())),
                 slots: slots.clone(),
+                caller: caller.clone(),
             };
 
             // The model's turn; complete streamed calls start at once.
@@ -437,8 +451,11 @@ impl<M: Model> Agent<M> {
                 };
                 let request = ModelRequest::new(&state.transcript, &tools);
                 tokio::select! {
-                    response = self.model.respond(request, &mut on_stream) => Some(response),
+                    // A run cancelled while the model answered starts none
+                    // of the answer's calls, even if the answer is whole.
+                    biased;
                     () = cancellation.cancelled() => None,
+                    response = self.model.respond(request, &mut on_stream) => Some(response),
                 }
             };
             let response = match response {
@@ -784,6 +801,8 @@ struct TurnContext {
     offered: Option<Arc<HashSet<String>>>,
     /// The registry's concurrency limit, shared by every call of the run.
     slots: Arc<Slots>,
+    /// The caller's signal, raised perhaps a moment before the run's own is.
+    caller: Cancellation,
 }
 
 struct RunState {
