@@ -62,10 +62,12 @@ pub struct RetryPolicy {
     pub max_retries: u32,
     /// The first backoff (default 500 ms); it doubles each retry.
     pub initial_delay: Duration,
-    /// The longest backoff, and the longest `retry-after` waited out
-    /// (default 60 s): a server that asks for a longer wait is not tried
-    /// again early; its error is returned at once.
+    /// The longest backoff (default 60 s).
     pub max_delay: Duration,
+    /// The longest `retry-after` waited out (default 60 s), whatever the
+    /// backoff's cap: a server that asks for a longer wait is not tried
+    /// again early; its error is returned at once.
+    pub max_retry_after: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -74,6 +76,7 @@ impl Default for RetryPolicy {
             max_retries: 3,
             initial_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(60),
+            max_retry_after: Duration::from_secs(60),
         }
     }
 }
@@ -93,21 +96,28 @@ impl RetryPolicy {
         self
     }
 
-    /// Sets the first backoff and the cap.
+    /// Sets the first backoff and the backoff's cap.
     pub fn delays(mut self, initial: Duration, max: Duration) -> Self {
         self.initial_delay = initial;
         self.max_delay = max;
         self
     }
 
+    /// Sets the longest `retry-after` waited out; a server asking for
+    /// longer gets no retry.
+    pub fn max_retry_after(mut self, max: Duration) -> Self {
+        self.max_retry_after = max;
+        self
+    }
+
     /// The wait before retry number `attempt` (0-based): the server's
     /// `retry-after` when it gave one, else backoff with jitter (between half
     /// and all of `initial * 2^attempt`), never more than `max_delay`.
-    /// `None` when the server asked for a longer wait than `max_delay`: a
-    /// retry sooner would only fail again.
+    /// `None` when the server asked for a longer wait than
+    /// `max_retry_after`: a retry sooner would only fail again.
     pub(crate) fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Option<Duration> {
         if let Some(wait) = retry_after {
-            return (wait <= self.max_delay).then_some(wait);
+            return (wait <= self.max_retry_after).then_some(wait);
         }
         let full = self
             .initial_delay
@@ -587,8 +597,12 @@ mod tests {
             policy.delay(0, Some(Duration::from_millis(750))),
             Some(Duration::from_millis(750))
         );
-        // A longer wait than the policy allows is not cut short: no retry.
+        // The backoff's cap does not cut a server's wait short...
+        assert_eq!(policy.delay(0, Some(Duration::from_secs(2))), Some(Duration::from_secs(2)));
+        // ... and a longer wait than the policy allows means no retry.
         assert_eq!(policy.delay(0, Some(Duration::from_secs(90))), None);
+        let patient = policy.max_retry_after(Duration::from_secs(120));
+        assert_eq!(patient.delay(0, Some(Duration::from_secs(90))), Some(Duration::from_secs(90)));
     }
 
     #[test]
