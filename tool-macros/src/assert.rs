@@ -1,12 +1,14 @@
-//! Spanned assertions emitted before the generated code, so a type that
-//! cannot play its part gets one clear error at the type (or the default)
-//! before any error from the code that uses it. The traits they name live
-//! in the runtime's `diagnostics` module, each with the message a user reads.
+//! Spanned assertions around the generated code, so a type that cannot
+//! play its part gets one clear error at the type (or the default) before
+//! any error from the code that uses it. Each names a trait defined beside
+//! it, with the message a user reads, so the error names nothing of the
+//! runtime's.
 //!
 //! Rustc reports a broken impl or where clause before it type-checks any
-//! function body, and bodies in the order they appear: so the derive's
-//! assertion is an impl placed before the derived impl, and the tool's are
-//! one function emitted right after the user's function.
+//! function body, and bodies in the order they appear: so the tool's
+//! assertions are one block opening the generated code, except the check
+//! that each parameter type is `Deserialize`, which follows the `Tool` impl:
+//! a type that is no `ToolParam` at all is reported as that first.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -70,6 +72,68 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
     }
 }
 
+/// `T: Deserialize` for each parameter type of the user's (a derived
+/// struct or enum, or one made of them), spanned at the type: checked where
+/// the type is a parameter, not where it derives `ToolParam`, since a type
+/// that is only returned (for its output schema) needs no `Deserialize`.
+/// The runtime's own parameter types are left out: they all are. Emitted
+/// after the `Tool` impl (see the module docs).
+pub fn deserialize_params(model: &ToolFn<'_>) -> Option<TokenStream> {
+    let bounds: Vec<TokenStream> = model
+        .model_params()
+        .filter(|param| !runtime_param_type(param.ty))
+        .map(|param| {
+            let ty = param.ty;
+            crate::emit::respan(quote!(#ty: Deserialize,), ty.span())
+        })
+        .collect();
+    let p = crate::emit::private();
+    (!bounds.is_empty()).then(|| {
+        quote! {
+            const _: () = {
+            #[diagnostic::on_unimplemented(
+                message = "`{Self}` cannot be a tool parameter: it does not implement `Deserialize`",
+                label = "add `#[derive(Deserialize)]` to this type",
+                note = "the model's arguments are JSON: a tool parameter is deserialized from them"
+            )]
+            trait Deserialize {}
+
+            #[diagnostic::do_not_recommend]
+            impl<T: #p::serde::de::DeserializeOwned> Deserialize for T {}
+
+            fn param_types() where #(#bounds)* {}
+            };
+        }
+    })
+}
+
+/// Whether `ty` is built only of the types the runtime implements
+/// `ToolParam` for (by their last path segment: `std::string::String` is
+/// `String`), all of which are `Deserialize`.
+fn runtime_param_type(ty: &syn::Type) -> bool {
+    const KNOWN: &[&str] = &[
+        "String", "bool", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64", "Value", "Option", "Vec", "HashSet", "BTreeSet", "HashMap", "BTreeMap", "Box",
+    ];
+    let syn::Type::Path(path) = ty else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    if path.qself.is_some() || !KNOWN.iter().any(|known| last.ident == known) {
+        return false;
+    }
+    match &last.arguments {
+        syn::PathArguments::None => true,
+        syn::PathArguments::AngleBracketed(args) => args.args.iter().all(|arg| match arg {
+            syn::GenericArgument::Type(ty) => runtime_param_type(ty),
+            _ => false,
+        }),
+        syn::PathArguments::Parenthesized(_) => false,
+    }
+}
+
 /// The statements that check the return type `ty`, read by `probe`, an
 /// `OutputProbe<T>` expression: the failing case, a trait whose method's
 /// `T: IntoToolOutput` bound fails with the message `IntoToolOutput`
@@ -120,36 +184,6 @@ fn error_type(model: &ToolFn<'_>) -> Option<TokenStream> {
 
         fn error_type() where #bound {}
     })
-}
-
-/// The assertion for `#[derive(ToolParam)]`: the type is `Deserialize`.
-/// Only for a type without generics (a generic one is checked where used).
-///
-/// A where clause that can never hold, on a function nobody calls: rustc
-/// reports it at the type, and the trait, defined here, names nothing of
-/// the runtime's.
-pub fn derive(input: &syn::DeriveInput, rt: &syn::Path) -> TokenStream {
-    if !input.generics.params.is_empty() {
-        return TokenStream::new();
-    }
-    let ident = &input.ident;
-    let bound = crate::emit::respan(quote!(#ident: Deserialize), ident.span());
-    quote! {
-        const _: () = {
-            #[diagnostic::on_unimplemented(
-                message = "`{Self}` cannot be a tool parameter: it does not implement `Deserialize`",
-                label = "add `#[derive(ToolParam, Deserialize)]` to this type",
-                note = "the model's arguments are JSON: a tool parameter is deserialized from them"
-            )]
-            trait Deserialize {}
-
-            #[diagnostic::do_not_recommend]
-            impl<T: #rt::__private::serde::de::DeserializeOwned> Deserialize for T {}
-
-            #[allow(dead_code)]
-            fn deserialize() where #bound {}
-        };
-    }
 }
 
 /// The type the output is read from: the return type, or `T` of a

@@ -52,9 +52,7 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         (Err(errors), _) => quote!(#errors ::core::unimplemented!()),
         (Ok(()), None) => quote!(::core::unimplemented!()),
     };
-    let assertion = crate::assert::derive(&input, &rt);
     quote! {
-        #assertion
         impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
             fn shape() -> #rt::__private::Shape {
                 #shape

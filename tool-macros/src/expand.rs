@@ -73,6 +73,7 @@ fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
     let crate::invoke::Dispatch { inherent, methods } = crate::invoke::dispatch(model);
     let bounds = crate::emit::param_bounds(model);
     let assertions = crate::assert::tool(model);
+    let deserialize = crate::assert::deserialize_params(model);
     // The block declares no item a name in the user's code could mean:
     // the assertions sit in a block of their own, `__run` is associated
     // with the struct, and the imports are anonymous (`__rt` names a module).
@@ -100,6 +101,8 @@ fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
 
                 #methods
             }
+
+            #deserialize
         };
     }
 }

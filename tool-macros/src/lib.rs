@@ -8,7 +8,7 @@
 //! - `attr`: parsing `#[tool(...)]` and `#[param(...)]`
 //! - `docs`: descriptions from doc comments
 //! - `valid`: the rules, each error spanned at its token; `ctxt` collects them
-//! - `assert`: spanned trait assertions emitted before the generated code
+//! - `assert`: spanned trait assertions emitted around the generated code
 //! - `expand`: code generation of the definition; `invoke`: of the dispatcher;
 //!   `fallback`: what is emitted on error
 //! - `place`: whether the function sits in an `impl` block (read from its file)

@@ -1,6 +1,6 @@
-// A generic derived parameter type without `Deserialize`: the derive cannot
-// check it alone, so the error comes where the tool is registered, naming
-// the type and `Deserialize`.
+// A generic derived parameter type without `Deserialize`: the first error
+// is at the parameter's type, naming `Deserialize` (the call that registers
+// the tool is refused too).
 
 use tool_runtime::{ToolParam, ToolRegistry, tool};
 

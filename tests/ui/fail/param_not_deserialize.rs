@@ -1,4 +1,4 @@
-// A derived parameter type without `Deserialize`: the first error says so, at the type.
+// A derived parameter type without `Deserialize`: the first error says so, at the parameter's type.
 
 use tool_runtime::{ToolParam, tool};
 

@@ -8,7 +8,8 @@ use super::{Kind, Shape};
 
 /// A type that can be a tool parameter: it knows its [`Shape`]. A tool's
 /// parameter is also `Deserialize` (serde reads it from the JSON the binder
-/// produces); `#[tool]` and `#[derive(ToolParam)]` check both.
+/// produces), which `#[tool]` checks at the parameter; a type only returned
+/// (for its output schema) needs none.
 ///
 /// Implemented for `String`, `bool`, the integer and float types, `Option`,
 /// `Vec`, `HashSet`/`BTreeSet`, `HashMap`/`BTreeMap<String, T>`,
