@@ -126,6 +126,31 @@ async fn the_envelope_rules_hold() {
     );
 }
 
+/// Notifications and responses a client sends before `initialize` get no
+/// answer, as JSON-RPC has it, and do not end the connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn messages_before_initialize_are_dropped_and_the_server_goes_on() {
+    let mut peer = Peer::start(echo_server());
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 7, "result": {}})).await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 8, "error": {"code": -1, "message": "no"}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})).await;
+    assert_eq!(peer.next().await["id"], "p");
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    peer.initialize().await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "still here"}}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "still here", "{answer}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_message_is_dropped_and_the_server_goes_on() {
     let mut peer = Peer::start(echo_server().with_max_message_bytes(4096));

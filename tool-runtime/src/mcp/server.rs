@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, CustomRequest, CustomResult, ErrorCode,
+    Implementation, JsonRpcMessage, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use serde_json::{Map, Value, json};
@@ -196,6 +197,10 @@ impl McpServer {
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, rmcp_end)
             .with_max_line_length(self.inner.max_message_bytes);
         let served = async {
+            let transport = FromFirstRequest {
+                inner: transport,
+                started: false,
+            };
             let running = Handler::new(self).serve(transport).await.map_err(McpError::protocol)?;
             running.waiting().await.map_err(McpError::protocol)?;
             Ok(())
@@ -204,6 +209,52 @@ impl McpServer {
         // The transport is gone, so the pipe ends and the pump drains it.
         let pumped = pump.await.map_err(|e| McpError::io(std::io::Error::other(e)))?;
         served.and(pumped.map_err(McpError::io))
+    }
+}
+
+/// A connection's transport with what the client sends before its first
+/// request dropped: rmcp ends the connection on a notification or a
+/// response met before `initialize` (a stray `notifications/initialized`,
+/// say), while JSON-RPC answers neither and MCP only asks clients not to
+/// send them.
+struct FromFirstRequest<T> {
+    inner: T,
+    /// A request other than `ping` came: the handshake is rmcp's from here.
+    started: bool,
+}
+
+impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer> for FromFirstRequest<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), T::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleServer>>> + Send {
+        async move {
+            loop {
+                let message = self.inner.receive().await?;
+                match &message {
+                    _ if self.started => {}
+                    // rmcp answers a `ping` before `initialize` and waits on.
+                    JsonRpcMessage::Request(request) => {
+                        self.started = !matches!(request.request, ClientRequest::PingRequest(_));
+                    }
+                    _ => {
+                        tracing::debug!("MCP message before the first request dropped");
+                        continue;
+                    }
+                }
+                return Some(message);
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), T::Error>> + Send {
+        self.inner.close()
     }
 }
 

@@ -598,11 +598,17 @@ mod tests {
             Some(Duration::from_millis(750))
         );
         // The backoff's cap does not cut a server's wait short...
-        assert_eq!(policy.delay(0, Some(Duration::from_secs(2))), Some(Duration::from_secs(2)));
+        assert_eq!(
+            policy.delay(0, Some(Duration::from_secs(2))),
+            Some(Duration::from_secs(2))
+        );
         // ... and a longer wait than the policy allows means no retry.
         assert_eq!(policy.delay(0, Some(Duration::from_secs(90))), None);
         let patient = policy.max_retry_after(Duration::from_secs(120));
-        assert_eq!(patient.delay(0, Some(Duration::from_secs(90))), Some(Duration::from_secs(90)));
+        assert_eq!(
+            patient.delay(0, Some(Duration::from_secs(90))),
+            Some(Duration::from_secs(90))
+        );
     }
 
     #[test]
