@@ -447,6 +447,42 @@ async fn the_time_limit_holds_for_a_tool_that_never_yields() {
     assert_eq!(peer.next().await["result"]["content"][0]["text"], "computed for 1 ms");
 }
 
+/// A cancelled call of a tool that never yields gives its place up soon
+/// after, not at its time limit: the next call runs while it still spins,
+/// and its thread is counted as a stray.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_that_never_yields_gives_its_place_up() {
+    let mut registry = ToolRegistry::new()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_secs(60)));
+    registry.register(Spin).unwrap();
+    registry.register(Echo).unwrap();
+    let server = McpServer::new(registry);
+    let mut peer = Peer::start(server.clone());
+    peer.initialize().await;
+    let started = std::time::Instant::now();
+    peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "spin", "arguments": {"millis": 5000}}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "in"}}}))
+        .await;
+    let answer = peer.next().await;
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "in", "{answer}");
+    // Answered while the cancelled tool still computes: its place was freed.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "answered after the tool ended"
+    );
+    assert_eq!(
+        server.registry().stray_blocking_calls(),
+        1,
+        "the spinning thread is a stray"
+    );
+}
+
 /// The answer a `tools/call` must get: a result (`isError` or not, with a
 /// text that contains the given part) or a protocol error code.
 type Answer = Result<(bool, &'static str), i64>;

@@ -395,6 +395,10 @@ impl Inner {
     }
 }
 
+/// How long a call whose request the client cancelled may take to end
+/// before it is given up.
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How often a connection told of tool changes is checked for having
 /// closed, when no change comes.
 const CLOSED_CHECK: std::time::Duration = std::time::Duration::from_secs(30);
@@ -598,7 +602,15 @@ impl Handler {
             result = &mut running => result,
             () = context.ct.cancelled() => {
                 cancel.cancel();
-                running.await
+                // A tool that heeds its cancellation ends within the grace;
+                // one that never yields is given up, as at its time limit:
+                // its places (in flight, running) are freed at once, its
+                // thread counted as a stray until it ends. No one reads
+                // the answer of a cancelled request.
+                match tokio::time::timeout(CANCEL_GRACE, running).await {
+                    Ok(result) => result,
+                    Err(_) => ToolResult::failure(name, None, Outcome::Cancelled, "The call was cancelled.".into()),
+                }
             }
         };
         let mut result = mcp::reply(&result);
