@@ -604,6 +604,27 @@ fn message_in(body: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
 }
 
+/// Over HTTP as over stdio, an invalid message's error carries its id when
+/// it has one that MCP allows, and otherwise none, never `"id": null`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_errors_of_invalid_messages_never_carry_a_null_id() {
+    let addr = serve_http(HttpOptions::new()).await;
+    for body in [
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+        "[]",
+        "garbage",
+        r#"{"jsonrpc":"1.0","id":5}"#,
+    ] {
+        let (head, answer) = http_post(addr, None, body).await;
+        assert!(head.starts_with("HTTP/1.1 400"), "{body} -> {head}");
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert!(answer["error"]["code"].is_i64(), "{body} -> {answer}");
+        assert!(answer.get("id").is_none_or(|id| !id.is_null()), "{body} -> {answer}");
+    }
+    let (_, answer) = http_post(addr, None, r#"{"jsonrpc":"1.0","id":5}"#).await;
+    assert_eq!(serde_json::from_str::<Value>(&answer).unwrap()["id"], 5);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_that_are_no_object_reach_the_binder_over_http() {
     let addr = serve_http(HttpOptions::new()).await;

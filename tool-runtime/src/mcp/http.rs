@@ -389,7 +389,8 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// The answer to a posted body that is no JSON-RPC message: 400 with the
 /// JSON-RPC error, `-32700` for text that is no JSON, `-32600` for JSON
 /// that is no message (a batch among them, which this server does not
-/// take); its id, when one can be read, else `null`.
+/// take); its id when one can be read, else none (MCP's ids are never
+/// `null`), as over stdio.
 fn not_a_message(body: &[u8]) -> Response<Body> {
     let (code, message, id) = match serde_json::from_slice::<serde_json::Value>(body) {
         // JSON nested deeper than the parser goes (128 levels) is still
@@ -397,17 +398,17 @@ fn not_a_message(body: &[u8]) -> Response<Body> {
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => (
             -32600,
             "Invalid Request: the message is nested too deeply (more than 128 levels)".to_owned(),
-            serde_json::Value::Null,
+            None,
         ),
         Err(e) => (
             -32700,
             format!("Parse error: the body is not JSON ({e})"),
-            serde_json::Value::Null,
+            None,
         ),
         Ok(serde_json::Value::Array(_)) => (
             -32600,
             "Invalid Request: JSON-RPC batches are not supported; send one message per request".to_owned(),
-            serde_json::Value::Null,
+            None,
         ),
         Ok(value) => {
             let id = value
@@ -417,11 +418,14 @@ fn not_a_message(body: &[u8]) -> Response<Body> {
             (
                 -32600,
                 "Invalid Request: the body is not a JSON-RPC 2.0 request, notification or response".to_owned(),
-                id.unwrap_or(serde_json::Value::Null),
+                id,
             )
         }
     };
-    let error = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    let mut error = serde_json::json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
+    if let Some(id) = id {
+        error["id"] = id;
+    }
     let mut response = Response::new(Body::from(error.to_string()));
     *response.status_mut() = StatusCode::BAD_REQUEST;
     response
