@@ -353,6 +353,46 @@ async fn a_call_that_ran_before_the_model_failed_stays_in_the_transcript() {
     assert_eq!(model.requests()[0], transcript);
 }
 
+/// A model that streams a complete thinking block and a complete `add`
+/// call, waits until the call has had time to run, then fails.
+struct ThinksThenFails;
+
+impl Model for ThinksThenFails {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            events(StreamEvent::Thinking("Add them.".into()));
+            events(StreamEvent::ThinkingDone(thought()));
+            events(StreamEvent::ToolUse(ToolUse::new("t1", "add", json!({"a": 2, "b": 3}))));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Err(ModelError::new(ModelErrorKind::Overloaded, "Overloaded"))
+        })
+    }
+}
+
+fn thought() -> Block {
+    Block::Thinking {
+        thinking: "Add them.".into(),
+        signature: "sig-1".into(),
+    }
+}
+
+/// The calls a failed turn started are kept after the thinking that came
+/// before them, signature and all: with thinking on, the API refuses a
+/// turn of calls sent back without it.
+#[tokio::test(start_paused = true)]
+async fn a_failed_turn_keeps_its_thinking_before_the_calls_it_started() {
+    let outcome = Agent::new(ThinksThenFails, registry()).run("Add 2 and 3").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(
+        outcome.transcript[1].content,
+        [
+            thought(),
+            Block::ToolUse(ToolUse::new("t1", "add", json!({"a": 2, "b": 3})))
+        ]
+    );
+}
+
 /// A turn with calls whose stop reason the crate does not know is not
 /// known whole: none of its calls runs, each is answered, and the run
 /// stops with an error naming the reason.

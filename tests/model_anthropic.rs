@@ -608,6 +608,45 @@ async fn streamed_thinking_goes_back_with_its_signature_and_stream_errors_are_ty
     );
 }
 
+/// A stream that fails after its thinking and a call it started: the
+/// transcript keeps the call after that thinking, signature included, so
+/// it can be sent again with thinking on.
+#[tokio::test]
+async fn a_stream_failing_after_a_started_call_keeps_the_thinking_before_it() {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "msg_1", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me add."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "EmwKAhgB"}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "toolu_9", "name": "add", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"a\": 1, \"b\": 2}"}}),
+        json!({"type": "content_block_stop", "index": 2}),
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    ];
+    let stream = Reply::sse(
+        events
+            .iter()
+            .map(|event| (event["type"].as_str(), event.to_string()))
+            .collect(),
+    );
+    let server = Server::start(vec![stream], true).await;
+    let outcome = Agent::new(client(&server, true).thinking(1024), registry())
+        .run("1+2")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_transcript_valid(&outcome.transcript);
+    let kept = serde_json::to_value(&outcome.transcript[1].content).unwrap();
+    assert_eq!(
+        kept[0],
+        json!({"type": "thinking", "thinking": "Let me add.", "signature": "EqQBCgIYAhIM"})
+    );
+    assert_eq!(kept[1], json!({"type": "redacted_thinking", "data": "EmwKAhgB"}));
+    assert_eq!(kept[2]["id"], "toolu_9", "{kept}");
+}
+
 #[tokio::test]
 async fn a_stream_is_tried_again_only_while_nothing_of_it_was_handed_on() {
     let start = (

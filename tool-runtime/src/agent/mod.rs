@@ -443,6 +443,7 @@ impl<M: Model> Agent<M> {
                         self.emit(&AgentEvent::Text(text));
                     }
                     StreamEvent::Thinking(text) => self.emit(&AgentEvent::Thinking(text)),
+                    StreamEvent::ThinkingDone(block) => started.thinking.push(block),
                     StreamEvent::ToolUse(call) => {
                         if self.early_start && !started.contains(&call.id) {
                             started.insert(self.start(call, &context, cancellation));
@@ -604,11 +605,14 @@ impl<M: Model> Agent<M> {
     /// never came whole (the model failed, the run was cancelled, the
     /// message was malformed): each is stopped where it still runs, and
     /// the transcript gets an assistant message of those calls, in the
-    /// order the stream completed them, then one of their results. A call
+    /// order the stream completed them (after the thinking blocks that
+    /// completed, which the API wants back with them), then one of their
+    /// results. A call
     /// that ran had its effects; dropped from the transcript, it would be
     /// made again by a conversation passed back. (A call without an id
     /// cannot be answered, so it is only stopped.)
-    async fn keep_started(&self, state: &mut RunState, started: Started) {
+    async fn keep_started(&self, state: &mut RunState, mut started: Started) {
+        let thinking = std::mem::take(&mut started.thinking);
         let started: Vec<Running> = started.into_ordered().collect();
         // All told at once: one slow to stop does not keep the others going.
         for running in &started {
@@ -644,7 +648,8 @@ impl<M: Model> Agent<M> {
             results.push(Block::ToolResult(block));
         }
         if !calls.is_empty() {
-            state.transcript.push(Message::new(Role::Assistant, calls));
+            let content = thinking.into_iter().chain(calls).collect();
+            state.transcript.push(Message::new(Role::Assistant, content));
             state.transcript.push(Message::new(Role::User, results));
         }
     }
@@ -762,6 +767,10 @@ impl Running {
 struct Started {
     order: Vec<String>,
     running: HashMap<String, Running>,
+    /// The turn's thinking blocks completed so far, in order: kept before
+    /// the calls when the turn ends early (the API refuses a turn of calls
+    /// sent back without the thinking that opened it).
+    thinking: Vec<Block>,
 }
 
 impl Started {

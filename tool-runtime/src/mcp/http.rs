@@ -400,11 +400,7 @@ fn not_a_message(body: &[u8]) -> Response<Body> {
             "Invalid Request: the message is nested too deeply (more than 128 levels)".to_owned(),
             None,
         ),
-        Err(e) => (
-            -32700,
-            format!("Parse error: the body is not JSON ({e})"),
-            None,
-        ),
+        Err(e) => (-32700, format!("Parse error: the body is not JSON ({e})"), None),
         Ok(serde_json::Value::Array(_)) => (
             -32600,
             "Invalid Request: JSON-RPC batches are not supported; send one message per request".to_owned(),

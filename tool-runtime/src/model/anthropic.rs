@@ -548,11 +548,19 @@ impl http::StreamReader for StreamState {
                         }
                         Block::ToolUse(call)
                     }
-                    Some(Partial::Thinking { text, signature }) => Block::Thinking {
-                        thinking: text,
-                        signature,
-                    },
-                    Some(Partial::Redacted(data)) => Block::RedactedThinking { data },
+                    Some(Partial::Thinking { text, signature }) => {
+                        let block = Block::Thinking {
+                            thinking: text,
+                            signature,
+                        };
+                        events(StreamEvent::ThinkingDone(block.clone()));
+                        block
+                    }
+                    Some(Partial::Redacted(data)) => {
+                        let block = Block::RedactedThinking { data };
+                        events(StreamEvent::ThinkingDone(block.clone()));
+                        block
+                    }
                     Some(Partial::Provider { mut block, json }) => {
                         if let Ok(input) = serde_json::from_str::<Value>(&json) {
                             block["input"] = input;

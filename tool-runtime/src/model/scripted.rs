@@ -79,6 +79,9 @@ impl Model for Scripted {
                 match block {
                     Block::Text { text } => events(StreamEvent::Text(text.clone())),
                     Block::ToolUse(call) => events(StreamEvent::ToolUse(call.clone())),
+                    Block::Thinking { .. } | Block::RedactedThinking { .. } => {
+                        events(StreamEvent::ThinkingDone(block.clone()))
+                    }
                     _ => {}
                 }
             }

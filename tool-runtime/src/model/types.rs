@@ -431,6 +431,10 @@ pub enum StreamEvent {
     Thinking(String),
     /// A tool call whose block is complete; the loop may start it at once.
     ToolUse(ToolUse),
+    /// A thinking block (or a redacted one) that is complete, signature
+    /// included: a turn that ends before its message is whole keeps it
+    /// before the calls it started, as the API wants them sent back.
+    ThinkingDone(Block),
 }
 
 #[cfg(test)]
