@@ -242,6 +242,8 @@ async fn options_reach_the_request() {
         .top_p(0.9)
         .top_k(40)
         .stop_sequences(["END"])
+        .metadata(json!({"user": "u1"}))
+        .store(true)
         .tool_choice(ToolChoice::Tool("add".into()));
     let events = Arc::new(Mutex::new(Vec::new()));
     let seen = events.clone();
@@ -258,6 +260,7 @@ async fn options_reach_the_request() {
     assert_eq!(body["top_p"], 0.9);
     assert_eq!(body["top_k"], 40);
     assert_eq!(body["stop"], json!(["END"]));
+    assert_eq!((&body["metadata"], &body["store"]), (&json!({"user": "u1"}), &json!(true)));
     assert_eq!(
         body["tool_choice"],
         json!({"type": "function", "function": {"name": "add"}})

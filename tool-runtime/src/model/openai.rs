@@ -37,6 +37,7 @@ pub struct OpenAi {
     top_k: Option<u32>,
     stop: Vec<String>,
     metadata: Option<Value>,
+    store: Option<bool>,
     tool_choice: Option<ToolChoice>,
     stream: bool,
     strict: bool,
@@ -59,6 +60,7 @@ impl OpenAi {
             top_k: None,
             stop: Vec::new(),
             metadata: None,
+            store: None,
             tool_choice: None,
             stream: false,
             strict: false,
@@ -124,9 +126,18 @@ impl OpenAi {
         self
     }
 
-    /// Request metadata (string values).
+    /// Request metadata (string values). OpenAI takes metadata only for
+    /// completions it stores: set [`store(true)`](Self::store) with it.
     pub fn metadata(mut self, metadata: Value) -> Self {
         self.metadata = Some(metadata);
+        self
+    }
+
+    /// Whether OpenAI stores the completion (for its dashboard, evals and
+    /// distillation); not sent unless set, and ignored by most other
+    /// servers.
+    pub fn store(mut self, store: bool) -> Self {
+        self.store = Some(store);
         self
     }
 
@@ -212,6 +223,7 @@ impl OpenAi {
         put("top_k", self.top_k.map(|v| json!(v)));
         put("stop", (!self.stop.is_empty()).then(|| json!(self.stop)));
         put("metadata", self.metadata.clone());
+        put("store", self.store.map(Value::Bool));
         if self.stream {
             body.insert("stream".into(), json!(true));
             body.insert("stream_options".into(), json!({"include_usage": true}));
