@@ -739,6 +739,26 @@ fn an_integer_too_large_for_any_type_is_out_of_range() {
 }
 
 #[test]
+fn a_json_minus_zero_is_the_integer_zero_in_either_mode() {
+    // serde_json reads `-0` as the float -0.0; it is an integer literal.
+    for strict in [false, true] {
+        for fast in [true, false] {
+            let registry = edge_registry(fast, strict);
+            let raw = block_on(registry.call("probe", r#"{"pattern": "x", "offset": -0}"#));
+            let value = block_on(registry.call(
+                "probe",
+                serde_json::from_str::<Value>(r#"{"pattern": "x", "offset": -0}"#).unwrap(),
+            ));
+            for result in [raw, value] {
+                assert!(!result.is_error, "{}", result.text());
+                assert_eq!(result.structured_content.unwrap()["offset"], 0);
+                assert_eq!(result.warnings, [], "strict: {strict}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_json_string_value_holding_an_object_is_arguments_encoded_twice() {
     // A `Value` follows the rules of the JSON it is (SPEC 4): a string
     // holding an object is parsed with a warning, any other string is no

@@ -260,7 +260,10 @@ async fn options_reach_the_request() {
     assert_eq!(body["top_p"], 0.9);
     assert_eq!(body["top_k"], 40);
     assert_eq!(body["stop"], json!(["END"]));
-    assert_eq!((&body["metadata"], &body["store"]), (&json!({"user": "u1"}), &json!(true)));
+    assert_eq!(
+        (&body["metadata"], &body["store"]),
+        (&json!({"user": "u1"}), &json!(true))
+    );
     assert_eq!(
         body["tool_choice"],
         json!({"type": "function", "function": {"name": "add"}})

@@ -708,6 +708,10 @@ impl Walker {
                     (i as i128, None)
                 } else if let Some(u) = num.as_u64() {
                     (u as i128, None)
+                } else if num.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) {
+                    // JSON's `-0`, an integer literal, which serde_json
+                    // reads as the float -0.0: the integer 0, in either mode.
+                    (0, None)
                 } else {
                     let f = num.as_f64().unwrap_or(f64::NAN);
                     let whole = f.trunc();
@@ -795,6 +799,9 @@ impl Walker {
         }
         if let Some((code, detail)) = coerced {
             self.warn(code, detail);
+            *value = Value::Number(integer_number(n));
+        } else if !value.is_i64() && !value.is_u64() {
+            // `-0`, read without a word.
             *value = Value::Number(integer_number(n));
         }
     }
