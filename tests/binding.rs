@@ -677,6 +677,18 @@ fn a_defaulted_nullable_field_takes_its_default_on_either_path() {
 }
 
 #[test]
+fn strict_mode_reads_null_for_a_defaulted_option_as_none() {
+    // No coercion: `null` is a value of an `Option`, so it is kept.
+    for fast in [true, false] {
+        let registry = edge_registry(fast, true);
+        let result = block_on(registry.call("ranges", json!({"range": {"start": 1, "end": null}})));
+        assert!(!result.is_error, "{}", result.text());
+        assert_eq!(result.structured_content, Some(json!({"start": 1, "end": null})));
+        assert_eq!(result.warnings, []);
+    }
+}
+
+#[test]
 fn f32_bounds_apply_to_the_value_the_tool_gets() {
     // 0.09999999999 reaches the tool as 0.1f32, which meets `min = 0.1`.
     let rounded = agreed("edges", json!({"data": 1, "ratio": 0.09999999999}));

@@ -472,7 +472,10 @@ impl Walker {
                 );
                 true
             }
-            // Strict mode makes no coercion: `null` is no value of the type.
+            // Strict mode makes no coercion: `null` is `None` for an
+            // `Option` (a struct field with a serde default), and no value
+            // of any other type.
+            Presence::Defaulted if shape.nullable => false,
             Presence::Defaulted => {
                 let detail = Sentence::new("null is not allowed in strict mode; expected ")
                     .expected(shape)
