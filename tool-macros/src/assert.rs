@@ -202,19 +202,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_generic_derive_has_no_assertion() {
-        let rt: syn::Path = syn::parse_quote!(::tool_runtime);
-        let generic: syn::DeriveInput = syn::parse_quote!(
-            struct Page<T> {
-                items: Vec<T>,
-            }
-        );
-        assert!(derive(&generic, &rt).is_empty());
-        let plain: syn::DeriveInput = syn::parse_quote!(
-            struct Window {
-                start: u32,
-            }
-        );
-        assert!(derive(&plain, &rt).to_string().contains("Window : Deserialize"));
+    fn only_types_of_the_user_s_are_checked_for_deserialize() {
+        for known in [
+            "String",
+            "std::string::String",
+            "Option<Vec<u32>>",
+            "BTreeMap<String, Vec<f64>>",
+            "serde_json::Value",
+        ] {
+            let ty: syn::Type = syn::parse_str(known).unwrap();
+            assert!(runtime_param_type(&ty), "{known}");
+        }
+        for users in [
+            "Window",
+            "Option<Window>",
+            "Vec<Page<u32>>",
+            "HashMap<String, Mode>",
+            "(u32, u32)",
+        ] {
+            let ty: syn::Type = syn::parse_str(users).unwrap();
+            assert!(!runtime_param_type(&ty), "{users}");
+        }
     }
 }

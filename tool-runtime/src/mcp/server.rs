@@ -233,23 +233,21 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         self.inner.send(item)
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleServer>>> + Send {
-        async move {
-            loop {
-                let message = self.inner.receive().await?;
-                match &message {
-                    _ if self.started => {}
-                    // rmcp answers a `ping` before `initialize` and waits on.
-                    JsonRpcMessage::Request(request) => {
-                        self.started = !matches!(request.request, ClientRequest::PingRequest(_));
-                    }
-                    _ => {
-                        tracing::debug!("MCP message before the first request dropped");
-                        continue;
-                    }
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let message = self.inner.receive().await?;
+            match &message {
+                _ if self.started => {}
+                // rmcp answers a `ping` before `initialize` and waits on.
+                JsonRpcMessage::Request(request) => {
+                    self.started = !matches!(request.request, ClientRequest::PingRequest(_));
                 }
-                return Some(message);
+                _ => {
+                    tracing::debug!("MCP message before the first request dropped");
+                    continue;
+                }
             }
+            return Some(message);
         }
     }
 
