@@ -45,19 +45,15 @@ pub fn tool(model: &ToolFn<'_>) -> TokenStream {
         })
         .collect();
     let defaults = (!defaults.is_empty()).then(|| {
-        quote! {
-            #[diagnostic::on_unimplemented(
-                message = "a string default needs a type made from `&str`, and `{Self}` is not",
-                label = "write the value itself, e.g. `default = {Self}::Variant` for an enum",
-                note = "`default = \"...\"` converts the text with `From<&str>`; any other default is an expression of the parameter's type"
-            )]
-            trait StringDefault {}
-
-            #[diagnostic::do_not_recommend]
-            impl<T: ::core::convert::From<&'static str>> StringDefault for T {}
-
-            fn string_default() where #(#defaults)* {}
-        }
+        bound_check(Check {
+            name: quote!(StringDefault),
+            message: "a string default needs a type made from `&str`, and `{Self}` is not",
+            label: "write the value itself, e.g. `default = {Self}::Variant` for an enum",
+            note: "`default = \"...\"` converts the text with `From<&str>`; any other default is an expression of the parameter's type",
+            holds_for: quote!(::core::convert::From<&'static str>),
+            function: quote!(string_default),
+            bounds: quote!(#(#defaults)*),
+        })
     });
     // Each check is a trait and a where clause or method bound defined
     // here, so the error's notes name nothing of the runtime's. They open
@@ -89,22 +85,51 @@ pub fn deserialize_params(model: &ToolFn<'_>) -> Option<TokenStream> {
         .collect();
     let p = crate::emit::private();
     (!bounds.is_empty()).then(|| {
-        quote! {
-            const _: () = {
-            #[diagnostic::on_unimplemented(
-                message = "`{Self}` cannot be a tool parameter: it does not implement `Deserialize`",
-                label = "add `#[derive(Deserialize)]` to this type",
-                note = "the model's arguments are JSON: a tool parameter is deserialized from them"
-            )]
-            trait Deserialize {}
-
-            #[diagnostic::do_not_recommend]
-            impl<T: #p::serde::de::DeserializeOwned> Deserialize for T {}
-
-            fn param_types() where #(#bounds)* {}
-            };
-        }
+        let check = bound_check(Check {
+            name: quote!(Deserialize),
+            message: "`{Self}` cannot be a tool parameter: it does not implement `Deserialize`",
+            label: "add `#[derive(Deserialize)]` to this type",
+            note: "the model's arguments are JSON: a tool parameter is deserialized from them",
+            holds_for: quote!(#p::serde::de::DeserializeOwned),
+            function: quote!(param_types),
+            bounds: quote!(#(#bounds)*),
+        });
+        quote!(const _: () = { #check };)
     })
+}
+
+/// One spanned check: a trait of its own, with the message a user reads,
+/// that every type meeting `holds_for` has, and a function whose where
+/// clause (`bounds`, each spanned where the error should point) asks for it.
+struct Check {
+    name: TokenStream,
+    message: &'static str,
+    label: &'static str,
+    note: &'static str,
+    holds_for: TokenStream,
+    function: TokenStream,
+    bounds: TokenStream,
+}
+
+fn bound_check(check: Check) -> TokenStream {
+    let Check {
+        name,
+        message,
+        label,
+        note,
+        holds_for,
+        function,
+        bounds,
+    } = check;
+    quote! {
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        trait #name {}
+
+        #[diagnostic::do_not_recommend]
+        impl<T: #holds_for> #name for T {}
+
+        fn #function() where #bounds {}
+    }
 }
 
 /// Whether `ty` is built only of the types the runtime implements
@@ -171,19 +196,15 @@ fn error_type(model: &ToolFn<'_>) -> Option<TokenStream> {
     };
     let error = crate::emit::result_err_type(ty)?;
     let bound = crate::emit::respan(quote!(#error: ToolErrorType,), error.span());
-    Some(quote! {
-        #[diagnostic::on_unimplemented(
-            message = "`{Self}` cannot be a tool's error type: it does not implement `Display`",
-            label = "implement `Display` for this type, or return `ToolError`",
-            note = "a tool's `Err(e)` becomes an error result whose text, `e.to_string()`, is what the model reads"
-        )]
-        trait ToolErrorType {}
-
-        #[diagnostic::do_not_recommend]
-        impl<T: ::core::fmt::Display> ToolErrorType for T {}
-
-        fn error_type() where #bound {}
-    })
+    Some(bound_check(Check {
+        name: quote!(ToolErrorType),
+        message: "`{Self}` cannot be a tool's error type: it does not implement `Display`",
+        label: "implement `Display` for this type, or return `ToolError`",
+        note: "a tool's `Err(e)` becomes an error result whose text, `e.to_string()`, is what the model reads",
+        holds_for: quote!(::core::fmt::Display),
+        function: quote!(error_type),
+        bounds: bound,
+    }))
 }
 
 /// The type the output is read from: the return type, or `T` of a
