@@ -602,6 +602,17 @@ mod tests {
         (seen, response)
     }
 
+    /// The ids of the calls `events` reported complete, in order.
+    fn started(events: &[StreamEvent]) -> Vec<&str> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolUse(call) => Some(call.id.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Ollama gives every parallel call the index 0: a new id at the same
     /// index is a second call, never more arguments for the first.
     #[test]
@@ -649,14 +660,11 @@ mod tests {
                 state.finish(&mut events).is_err(),
                 "{none:?}: a stream that stops here was cut off"
             );
-            let started: Vec<&str> = seen
-                .iter()
-                .filter_map(|e| match e {
-                    StreamEvent::ToolUse(call) => Some(call.id.as_str()),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(started, ["a"], "{none:?}: the first call starts when the second opens");
+            assert_eq!(
+                started(&seen),
+                ["a"],
+                "{none:?}: the first call starts when the second opens"
+            );
 
             let (_, response) = run(&[
                 call(0, "a"),
@@ -702,14 +710,7 @@ mod tests {
                 call(1, "b", ""),
                 json!({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]}),
             ]);
-            let reported: Vec<String> = events
-                .iter()
-                .filter_map(|e| match e {
-                    StreamEvent::ToolUse(call) => Some(call.id.clone()),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(reported, ["a"], "{reason}");
+            assert_eq!(started(&events), ["a"], "{reason}");
             let response = response.unwrap();
             assert_eq!(response.stop, stop);
             assert_eq!(
