@@ -469,9 +469,44 @@ async fn the_fast_path_takes_right_arguments_and_declines_the_rest() {
         r#"{"max_results": 5}"#,
         r#"{"pattern": "a"} trailing"#,
         "",
+        "{}",
+        " {\n} ",
     ] {
         assert!(fast(needs_binder).is_none(), "the fast path took {needs_binder}");
     }
+}
+
+/// Say hello.
+#[tool_runtime::tool]
+async fn hello(#[param(description = "Who to greet", default = "world".to_owned())] name: String) -> String {
+    format!("hello, {name}")
+}
+
+/// Arguments with no keys, as models send for a tool whose parameters all
+/// have defaults, take the fast path in any JSON spacing; anything more
+/// than an empty object is parsed.
+#[tokio::test]
+async fn an_empty_object_takes_the_fast_path() {
+    use tool_runtime::{CallScope, Tool};
+    let scope = CallScope::detached("hello");
+    for empty in ["{}", " { } ", "\t{\r\n}\n"] {
+        let future = Hello.invoke_fast(&empty.into(), &scope);
+        let output = future
+            .unwrap_or_else(|| panic!("the fast path declined {empty:?}"))
+            .await;
+        assert_eq!(
+            output.content,
+            [tool_runtime::Content::text("hello, world")],
+            "{empty:?}"
+        );
+    }
+    for not_empty in ["{} {}", "{ , }", "{}}", "{", "}", "{ \u{a0} }", "[]"] {
+        assert!(Hello.invoke_fast(&not_empty.into(), &scope).is_none(), "{not_empty:?}");
+    }
+    let mut registry = ToolRegistry::new();
+    registry.register(Hello).unwrap();
+    let result = registry.call("hello", "{ , }").await;
+    assert_eq!(result.error_codes(), ["json_parse_error"]);
 }
 
 /// Records the level and message of every `tracing` event.

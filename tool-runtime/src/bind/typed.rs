@@ -71,6 +71,12 @@ where
     V: for<'de> Visitor<'de, Value = T>,
 {
     match arguments.repr() {
+        // No keys at all, as models send for a tool of no parameters: the
+        // visitor sees the same empty map a parse would give it.
+        Repr::Text(text) if is_empty_object(text) => {
+            let empty = de::value::MapDeserializer::<_, serde_json::Error>::new(std::iter::empty::<(&str, &str)>());
+            visitor.visit_map(empty).ok()
+        }
         Repr::Text(text) => {
             let mut deserializer = serde_json::Deserializer::from_str(text);
             let value = deserializer.deserialize_map(visitor).ok()?;
@@ -79,6 +85,20 @@ where
         }
         Repr::Json(value) => (&**value).deserialize_map(visitor).ok(),
     }
+}
+
+/// Whether `text` is the JSON object `{}`, with JSON whitespace around or
+/// inside it.
+fn is_empty_object(text: &str) -> bool {
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let bytes = text.as_bytes();
+    let Some(open) = bytes.iter().position(|b| !is_space(b)) else {
+        return false;
+    };
+    let Some(close) = bytes.iter().rposition(|b| !is_space(b)) else {
+        return false;
+    };
+    open < close && bytes[open] == b'{' && bytes[close] == b'}' && bytes[open + 1..close].iter().all(is_space)
 }
 
 /// What the fast path found for one parameter.
