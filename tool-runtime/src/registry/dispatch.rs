@@ -11,6 +11,7 @@
 //! registry without sequential tools takes no lock.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -36,38 +37,28 @@ impl ToolRegistry {
     /// Calls the tool `name` with `arguments` (a `serde_json::Value` or the
     /// raw JSON text a provider sent, owned or borrowed: see [`Arguments`]).
     /// Never fails: every problem is an `is_error` result the model can
-    /// read.
+    /// read. Like any future, it does nothing until awaited.
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
-    pub async fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> ToolResult {
-        let started = self.start(None, name, arguments.into(), None);
-        let mut result = self.run(started, None, None).await;
-        self.bound(&mut result);
-        result
+    pub fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> impl Future<Output = ToolResult> {
+        self.dispatch(None, Cow::Borrowed(name), arguments.into(), None, None)
     }
 
     /// Runs one call.
-    pub async fn call_one(&self, call: ToolCall) -> ToolResult {
-        let started = self.start(call.id, &call.name, call.arguments.into(), None);
-        let mut result = self.run(started, None, None).await;
-        self.bound(&mut result);
-        result
+    pub fn call_one(&self, call: ToolCall) -> impl Future<Output = ToolResult> {
+        self.dispatch(call.id, Cow::Owned(call.name), call.arguments.into(), None, None)
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
     /// stopped call is a `Cancelled` error result.
-    pub async fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> ToolResult {
-        let started = self.start(call.id, &call.name, call.arguments.into(), Some(cancellation));
-        let mut result = self.run(started, Some(cancellation), None).await;
-        self.bound(&mut result);
-        result
-    }
-
-    /// Cuts the text of a result to the registry's output limit, in place.
-    fn bound(&self, result: &mut ToolResult) {
-        if let Some(max) = self.settings.max_output_bytes {
-            result.cut_text(max);
-        }
+    pub fn call_cancellable(&self, call: ToolCall, cancellation: &Cancellation) -> impl Future<Output = ToolResult> {
+        self.dispatch(
+            call.id,
+            Cow::Owned(call.name),
+            call.arguments.into(),
+            Some(cancellation),
+            None,
+        )
     }
 
     /// Runs the calls of one model message concurrently, at most the
@@ -137,16 +128,19 @@ impl ToolRegistry {
     /// Runs one call made at `made`, its time limit counted from then (the
     /// wait for a [`slot`](Self::slot) included), stopped by the caller's
     /// `cancellation`.
-    pub(crate) async fn call_made(
+    pub(crate) fn call_made(
         &self,
         call: ToolCall,
         cancellation: Option<&Cancellation>,
         made: Instant,
-    ) -> ToolResult {
-        let started = self.start(call.id, &call.name, call.arguments.into(), cancellation);
-        let mut result = self.run(started, cancellation, Some(made)).await;
-        self.bound(&mut result);
-        result
+    ) -> impl Future<Output = ToolResult> {
+        self.dispatch(
+            call.id,
+            Cow::Owned(call.name),
+            call.arguments.into(),
+            cancellation,
+            Some(made),
+        )
     }
 
     /// The time limit in seconds, as results say it.
@@ -266,109 +260,118 @@ impl ToolRegistry {
         }
     }
 
-    /// Runs a started call to its end: within the time limit, counted from
-    /// `made` (`None`: now, read only when the call has to wait, so a call
-    /// that does not wait never reads the clock), isolated from panics,
-    /// stopped by the caller's cancellation. A call that could not start is
-    /// answered as [`start`](Self::start) left it.
+    /// Runs one call to its end: starts it (see [`start`](Self::start);
+    /// a call that cannot start is answered as it left it), then runs the
+    /// tool within the time limit, counted from `made` (`None`: now, read
+    /// only when the call has to wait, so a call that does not wait never
+    /// reads the clock), isolated from panics, stopped by the caller's
+    /// cancellation; the text is cut to the output limit.
     ///
-    /// [`start`](Self::start) runs outside this future, in the caller's:
-    /// the binding's state is not carried (and moved) with the call's
-    /// future, and no async layer sits between the caller and this one.
-    async fn run(
+    /// The only async layer between a caller and the tool's own future:
+    /// every call method returns this future as it is.
+    async fn dispatch(
         &self,
-        started: Result<Started, Box<ToolResult>>,
+        id: Option<String>,
+        name: Cow<'_, str>,
+        arguments: Arguments<'_>,
         external: Option<&Cancellation>,
         made: Option<Instant>,
     ) -> ToolResult {
-        let started = match started {
-            Ok(started) => started,
-            Err(refused) => return *refused,
-        };
-        let Started {
-            name,
-            id,
-            future,
-            warnings,
-            sequential,
-            own,
-        } = started;
-        // Held until the call ends: shared for ordinary tools, exclusive for
-        // sequential ones; not taken at all while no tool is sequential.
-        // Declared before the tool's future, so the future is dropped (its
-        // clean-up run) before another sequential call may start.
-        let (_shared, _exclusive);
-        // From here on, a panic in the tool's `Drop` is caught wherever the
-        // future is dropped: finished, stopped, or never started.
-        let mut run = Guarded(Some(future));
-        let signals = Signals {
-            own: own.as_ref(),
-            external,
-            made,
-        };
-        // A call dropped before its tool finished (a caller's own time-out
-        // or `select!` around it) stops the tool as a time-out does.
-        // Declared after the future, so the signal is raised before the
-        // future is dropped.
-        let mut abandoned = RaiseOnDrop(signals.own);
-        // Waiting for the gate counts against the time limit and ends when
-        // the caller cancels; the tool then never starts.
-        let mut made = signals.made;
-        if sequential || self.has_sequential {
-            let made = *made.get_or_insert_with(Instant::now);
-            let gate = async {
-                if sequential {
-                    (None, Some(self.gate.write().await))
-                } else {
-                    (Some(self.gate.read().await), None)
-                }
-            };
-            match Box::pin(self.wait(gate, made, signals.external)).await {
-                Waited::Finished(guards) if !self.expired(made) => (_shared, _exclusive) = guards,
-                // Not in time, or only just as the limit ran out.
-                Waited::Finished(_) | Waited::TimedOut => {
-                    let limit = self.limit_seconds();
-                    return not_started_in_time(&name, id, limit, "other calls held it");
-                }
-                Waited::Cancelled => return not_started(&name, id),
-            }
-        }
-        if signals.external.is_some_and(Cancellation::is_cancelled) {
-            return not_started(&name, id);
-        }
-        // Most tools finish on their first poll; only the others need a timer.
-        let first = std::future::poll_fn(|cx| Poll::Ready(run.poll_unpin(cx))).await;
-        let finished = match first {
-            Poll::Ready(finished) => finished,
-            // Boxed: the timer and the cancellation wait are large, and a
-            // call that finished at once should not carry them.
-            Poll::Pending => {
-                let waited = Box::pin(self.wait(&mut run, made.unwrap_or_else(Instant::now), signals.external)).await;
-                match waited {
-                    Waited::Finished(finished) => finished,
-                    Waited::TimedOut => {
-                        let limit = self.limit_seconds();
-                        signals.raise_own();
-                        let text = format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
-                        return ToolResult::failure(&name, id, Outcome::TimedOut, text);
-                    }
-                    Waited::Cancelled => {
-                        signals.raise_own();
-                        let text = format!("The call of `{name}` was cancelled before it finished.");
-                        return ToolResult::failure(&name, id, Outcome::Cancelled, text);
+        let mut result = match self.start(id, &name, arguments, external) {
+            Err(refused) => *refused,
+            Ok(started) => 'run: {
+                let Started {
+                    name,
+                    id,
+                    future,
+                    warnings,
+                    sequential,
+                    own,
+                } = started;
+                // Held until the call ends: shared for ordinary tools, exclusive for
+                // sequential ones; not taken at all while no tool is sequential.
+                // Declared before the tool's future, so the future is dropped (its
+                // clean-up run) before another sequential call may start.
+                let (_shared, _exclusive);
+                // From here on, a panic in the tool's `Drop` is caught wherever the
+                // future is dropped: finished, stopped, or never started.
+                let mut run = Guarded(Some(future));
+                let signals = Signals {
+                    own: own.as_ref(),
+                    external,
+                    made,
+                };
+                // A call dropped before its tool finished (a caller's own time-out
+                // or `select!` around it) stops the tool as a time-out does.
+                // Declared after the future, so the signal is raised before the
+                // future is dropped.
+                let mut abandoned = RaiseOnDrop(signals.own);
+                // Waiting for the gate counts against the time limit and ends when
+                // the caller cancels; the tool then never starts.
+                let mut made = signals.made;
+                if sequential || self.has_sequential {
+                    let made = *made.get_or_insert_with(Instant::now);
+                    let gate = async {
+                        if sequential {
+                            (None, Some(self.gate.write().await))
+                        } else {
+                            (Some(self.gate.read().await), None)
+                        }
+                    };
+                    match Box::pin(self.wait(gate, made, signals.external)).await {
+                        Waited::Finished(guards) if !self.expired(made) => (_shared, _exclusive) = guards,
+                        // Not in time, or only just as the limit ran out.
+                        Waited::Finished(_) | Waited::TimedOut => {
+                            let limit = self.limit_seconds();
+                            break 'run not_started_in_time(&name, id, limit, "other calls held it");
+                        }
+                        Waited::Cancelled => break 'run not_started(&name, id),
                     }
                 }
+                if signals.external.is_some_and(Cancellation::is_cancelled) {
+                    break 'run not_started(&name, id);
+                }
+                // Most tools finish on their first poll; only the others need a timer.
+                let first = std::future::poll_fn(|cx| Poll::Ready(run.poll_unpin(cx))).await;
+                let finished = match first {
+                    Poll::Ready(finished) => finished,
+                    // Boxed: the timer and the cancellation wait are large, and a
+                    // call that finished at once should not carry them.
+                    Poll::Pending => {
+                        let waited =
+                            Box::pin(self.wait(&mut run, made.unwrap_or_else(Instant::now), signals.external)).await;
+                        match waited {
+                            Waited::Finished(finished) => finished,
+                            Waited::TimedOut => {
+                                let limit = self.limit_seconds();
+                                signals.raise_own();
+                                let text =
+                                    format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
+                                break 'run ToolResult::failure(&name, id, Outcome::TimedOut, text);
+                            }
+                            Waited::Cancelled => {
+                                signals.raise_own();
+                                let text = format!("The call of `{name}` was cancelled before it finished.");
+                                break 'run ToolResult::failure(&name, id, Outcome::Cancelled, text);
+                            }
+                        }
+                    }
+                };
+                abandoned.0 = None;
+                match finished {
+                    Ok(output) => ToolResult::from_output(name, id, output, warnings),
+                    Err(panic) => {
+                        let result = panicked(&name, id, &*panic);
+                        drop_quietly(panic);
+                        result
+                    }
+                }
             }
         };
-        abandoned.0 = None;
-        match finished {
-            Ok(output) => ToolResult::from_output(name, id, output, warnings),
-            Err(panic) => {
-                let result = panicked(&name, id, &*panic);
-                drop_quietly(panic);
-                result
-            }
+        if let Some(max) = self.settings.max_output_bytes {
+            result.cut_text(max);
         }
+        result
     }
 
     /// Waits for `run` until the time limit, counted from `made`, or the
