@@ -57,6 +57,12 @@ async fn explode(#[param(description = "The panic message")] message: String) ->
     panic!("{message}")
 }
 
+/// Say how many calls are running, without waiting for anything.
+#[tool]
+async fn count_running(flight: State<InFlight>) -> String {
+    flight.now.load(Ordering::SeqCst).to_string()
+}
+
 /// Start background work that stops when the call is cancelled, then hang.
 #[tool]
 async fn hang(ctx: ToolContext, stopped: State<Stopped>) -> String {
@@ -87,6 +93,8 @@ fn registry() -> ToolRegistry {
         .register(Explode)
         .unwrap()
         .register(Hang)
+        .unwrap()
+        .register(CountRunning)
         .unwrap();
     registry
 }
@@ -154,6 +162,26 @@ async fn a_sequential_tool_never_overlaps_another_call() {
     );
     assert_eq!(peak(&registry), 1, "no two calls overlapped");
     assert!(start.elapsed() >= Duration::from_millis(400));
+}
+
+/// A tool whose body never waits finishes while it starts, but still not
+/// beside a sequential tool: it waits for the gate like any other call.
+#[tokio::test(start_paused = true)]
+async fn a_tool_that_never_waits_still_waits_for_a_sequential_one() {
+    let registry = registry();
+    let calls = vec![
+        wait_call("wait_alone", 0, 100),
+        ToolCall::new("count_running", "{}"),
+        wait_call("wait", 2, 100),
+        ToolCall::new("count_running", "{}"),
+    ];
+    let results = registry.call_all(calls).await;
+    assert_eq!(results[1].text(), "0", "it ran beside the sequential call");
+    assert_eq!(results[3].text(), "1", "it ran beside the ordinary call");
+    // Alone in a registry with no sequential tool, it runs at once.
+    let mut alone = ToolRegistry::new().with_state(InFlight::default());
+    alone.register(CountRunning).unwrap();
+    assert_eq!(alone.call("count_running", "{}").await.text(), "0");
 }
 
 #[tokio::test(start_paused = true)]

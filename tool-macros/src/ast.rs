@@ -10,6 +10,79 @@ use crate::attr::{DefaultExpr, ParamAttrs, ToolArgs};
 use crate::ctxt::Ctxt;
 use crate::docs::{self, Docs};
 
+/// Attributes that leave a function's body as written.
+const INERT_ATTRIBUTES: &[&str] = &[
+    "doc",
+    "allow",
+    "warn",
+    "deny",
+    "forbid",
+    "expect",
+    "deprecated",
+    "must_use",
+    "inline",
+    "cold",
+];
+
+/// Macros of the standard library that never expand to an `.await` of
+/// their own (an `.await` in their arguments is still seen).
+const NON_AWAITING_MACROS: &[&str] = &[
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
+    "vec",
+    "panic",
+    "unreachable",
+    "unimplemented",
+    "todo",
+    "matches",
+    "concat",
+    "stringify",
+    "line",
+    "column",
+    "file",
+    "module_path",
+    "dbg",
+];
+
+/// Keywords a `!` may follow without making a macro call (`if !done {`).
+const KEYWORDS_BEFORE_NOT: &[&str] = &["if", "while", "match", "return", "break", "in", "else", "yield"];
+
+/// Whether `tokens` hold no `.await` and no call of a macro that might
+/// hide one, at any depth.
+fn tokens_never_await(tokens: proc_macro2::TokenStream) -> bool {
+    use proc_macro2::{Spacing, TokenTree};
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().all(|(i, token)| match token {
+        TokenTree::Ident(ident) => {
+            let name = ident.to_string();
+            // `name!(...)`, `name![...]`, `name! {...}`; not `a != b`.
+            let called = matches!(
+                (tokens.get(i + 1), tokens.get(i + 2)),
+                (Some(TokenTree::Punct(bang)), Some(TokenTree::Group(_)))
+                    if bang.as_char() == '!' && bang.spacing() == Spacing::Alone
+            );
+            name != "await"
+                && (!called
+                    || KEYWORDS_BEFORE_NOT.contains(&name.as_str())
+                    || NON_AWAITING_MACROS.contains(&name.as_str()))
+        }
+        TokenTree::Group(group) => tokens_never_await(group.stream()),
+        _ => true,
+    })
+}
+
 /// The function under `#[tool]`.
 pub struct ToolFn<'a> {
     pub item: &'a syn::ItemFn,
@@ -91,6 +164,22 @@ impl<'a> ToolFn<'a> {
     /// beside it: it sits in an `impl` block).
     pub fn has_receiver(&self) -> bool {
         self.item.sig.receiver().is_some()
+    }
+
+    /// Whether the function is `async` and its body finishes on its first
+    /// poll, as far as its tokens show: no `.await` anywhere in it, no macro
+    /// but the standard library's formatting and assertion ones (any other
+    /// might expand to an `.await`), and no attribute on the function that
+    /// might rewrite it. The registry may then run such a call to its end
+    /// while starting it, with no future to allocate.
+    pub fn never_awaits(&self) -> bool {
+        self.item.sig.asyncness.is_some()
+            && self
+                .item
+                .attrs
+                .iter()
+                .all(|attr| INERT_ATTRIBUTES.iter().any(|name| attr.path().is_ident(name)))
+            && tokens_never_await(quote::ToTokens::to_token_stream(&self.item.block))
     }
 
     /// The parameters the model sees.
@@ -552,5 +641,43 @@ mod tests {
         assert!(matches!(role_of(&state, &rt), Role::State(_)));
         let context: syn::Type = syn::parse_quote!(my_rt::ToolContext);
         assert!(matches!(role_of(&context, &rt), Role::Context));
+    }
+
+    #[test]
+    fn a_body_never_awaits_only_when_no_token_can_wait() {
+        let never = |body: proc_macro2::TokenStream| tokens_never_await(body);
+        assert!(never(quote::quote!({
+            let n = a + 1;
+            if !(n != 2) {
+                return format!("{n}");
+            }
+            n.to_string()
+        })));
+        assert!(never(quote::quote!({
+            assert!(x);
+            vec![1, 2].len();
+            matches!(x, Some(_))
+        })));
+        // An `.await` anywhere, a macro that might hide one, a macro whose
+        // arguments hold one.
+        assert!(!never(quote::quote!({ tokio::task::yield_now().await })));
+        assert!(!never(quote::quote!({
+            let f = async { g().await };
+        })));
+        assert!(!never(quote::quote!({
+            tracing::info!("x");
+        })));
+        assert!(!never(quote::quote!({
+            select! { _ = a => {} }
+        })));
+        assert!(!never(quote::quote!({ format!("{}", g().await) })));
+        assert!(!never(quote::quote!({
+            macro_rules! wait {
+                ($e:expr) => {
+                    $e
+                };
+            }
+            wait!(g())
+        })));
     }
 }

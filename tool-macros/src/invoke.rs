@@ -22,7 +22,8 @@ pub struct Dispatch {
 }
 
 pub fn dispatch(model: &ToolFn<'_>) -> Dispatch {
-    let run_fn = run_fn(model);
+    let finishes_now = model.never_awaits();
+    let run_fn = run_fn(model, finishes_now);
     let defaults = model
         .indexed_model_params()
         .filter_map(|(index, param)| default_fn(index, param));
@@ -30,8 +31,8 @@ pub fn dispatch(model: &ToolFn<'_>) -> Dispatch {
         inherent: quote!(#run_fn #(#defaults)*),
         methods: {
             let list = param_list(model);
-            let invoke = invoke(&list);
-            let invoke_fast = invoke_fast(model, &list);
+            let invoke = invoke(&list, finishes_now);
+            let invoke_fast = invoke_fast(model, &list, finishes_now);
             quote!(#invoke #invoke_fast)
         },
     }
@@ -61,8 +62,10 @@ fn default_fn(index: usize, param: &crate::ast::Param<'_>) -> Option<TokenStream
 }
 
 /// `fn __run(__p0: T0, ...) -> ToolFuture`: calls the function with every
-/// parameter in order and converts what it returns.
-fn run_fn(model: &ToolFn<'_>) -> TokenStream {
+/// parameter in order and converts what it returns. For a body that never
+/// waits, `__run` returns the future unboxed, for the fast path to run at
+/// once (see `start_now` in the runtime) and `invoke` to box.
+fn run_fn(model: &ToolFn<'_>, finishes_now: bool) -> TokenStream {
     let p = crate::emit::private();
     let fn_ident = model.fn_ident();
     let locals: Vec<_> = (0..model.params.len()).map(local).collect();
@@ -79,13 +82,24 @@ fn run_fn(model: &ToolFn<'_>) -> TokenStream {
     // `macro_rules!` gives its name another hygiene context. Calling a
     // `#[deprecated]` tool is the generated code's business, not a warning
     // for the user, who put the attribute there.
+    let future = quote! {
+        async move {
+            let __returned = #call;
+            #convert
+        }
+    };
+    if finishes_now {
+        return quote! {
+            #[allow(deprecated)]
+            fn __run(#(#locals: #types),*) -> impl ::core::future::Future<Output = #p::ToolOutput> + ::core::marker::Send + 'static {
+                #future
+            }
+        };
+    }
     quote! {
         #[allow(deprecated)]
         fn __run(#(#locals: #types),*) -> #p::ToolFuture {
-            ::std::boxed::Box::pin(async move {
-                let __returned = #call;
-                #convert
-            })
+            ::std::boxed::Box::pin(#future)
         }
     }
 }
@@ -168,9 +182,14 @@ fn param_list(model: &ToolFn<'_>) -> ParamList {
 /// `Tool::invoke`: every model parameter taken out of the bound arguments
 /// by the runtime (all refusals reported together), then the injected
 /// ones, then the call.
-fn invoke(list: &ParamList) -> TokenStream {
+fn invoke(list: &ParamList, finishes_now: bool) -> TokenStream {
     let p = crate::emit::private();
     let (types, values, defaults, start) = (&list.types, &list.values, &list.defaults, &list.start);
+    let start = if finishes_now {
+        quote!(::std::boxed::Box::pin(#start))
+    } else {
+        quote!(#start)
+    };
     quote! {
         #[allow(unused_variables)]
         fn invoke(
@@ -196,11 +215,16 @@ fn invoke(list: &ParamList) -> TokenStream {
 /// binder walks. It gives up (`None`), leaving the call to the full
 /// binder, wherever the binder would have anything to change or say. The
 /// tool's own part is the `match` from key to parameter.
-fn invoke_fast(model: &ToolFn<'_>, list: &ParamList) -> TokenStream {
+fn invoke_fast(model: &ToolFn<'_>, list: &ParamList, finishes_now: bool) -> TokenStream {
     let p = crate::emit::private();
     let (types, values, defaults, start) = (&list.types, &list.values, &list.defaults, &list.start);
     let names = model.model_params().map(|param| param.wire_name());
     let positions = 0..model.model_params().count();
+    let start = if finishes_now {
+        quote!(#p::start_now(__scope, #start))
+    } else {
+        quote!(#start)
+    };
     quote! {
         #[allow(unused_variables)]
         fn invoke_fast(

@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::bind::Coerced;
+use crate::output::ToolOutput;
 
 /// What the registry knows about a call while starting it. A tool turns it
 /// into a [`ToolContext`] or takes shared state from it only when it needs
@@ -22,6 +23,24 @@ pub struct CallScope<'a> {
     states: &'a StateMap,
     null_is_absent: bool,
     coerced: Option<&'a Coerced>,
+    finished: Option<&'a Finished>,
+}
+
+/// Where a call the registry lets finish while it starts leaves its output
+/// (see [`CallScope::with_finish_now`]).
+#[derive(Debug, Default)]
+pub(crate) struct Finished(Mutex<Option<ToolOutput>>);
+
+impl Finished {
+    /// Leaves the output of a call that finished while starting.
+    pub(crate) fn put(&self, output: ToolOutput) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
+    }
+
+    /// The output left here, if the call finished while starting.
+    pub(crate) fn take(&mut self) -> Option<ToolOutput> {
+        self.0.get_mut().unwrap_or_else(PoisonError::into_inner).take()
+    }
 }
 
 impl<'a> CallScope<'a> {
@@ -38,7 +57,21 @@ impl<'a> CallScope<'a> {
             states,
             null_is_absent: false,
             coerced: None,
+            finished: None,
         }
+    }
+
+    /// Lets a tool whose body never waits run this call to its end while
+    /// starting it, leaving the output in `finished` rather than in a
+    /// future (only when nothing must happen between the start and the
+    /// run: no gate of sequential tools to wait for).
+    pub(crate) fn with_finish_now(mut self, finished: Option<&'a Finished>) -> Self {
+        self.finished = finished;
+        self
+    }
+
+    pub(crate) fn finished(&self) -> Option<&'a Finished> {
+        self.finished
     }
 
     /// Lets the typed parse coerce this call's arguments (lenient mode),

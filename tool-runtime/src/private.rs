@@ -82,6 +82,28 @@ pub fn read_params<P: Params>(
     P::resolve(slots, fields, scope.null_is_absent(), defaults)
 }
 
+/// How a `#[tool]` whose body never waits (see `ToolFn::never_awaits` in
+/// the macros) starts a call: where the registry allows it, the call runs
+/// to its end here and its output is left in the scope, and the future
+/// returned is an empty one that is never polled and allocates nothing;
+/// else the call's future, boxed, as any tool's. A panic in the body is
+/// the caller's to catch either way.
+pub fn start_now<F>(scope: &CallScope<'_>, future: F) -> ToolFuture
+where
+    F: std::future::Future<Output = ToolOutput> + Send + 'static,
+{
+    let Some(finished) = scope.finished() else {
+        return Box::pin(future);
+    };
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(output) => finished.put(output),
+        std::task::Poll::Pending => panic!("a tool whose body never waits did not finish on its first poll"),
+    }
+    Box::pin(std::future::pending())
+}
+
 /// A shape's bounds, as `#[param(...)]` writes them.
 #[allow(clippy::too_many_arguments)]
 pub fn constraints(

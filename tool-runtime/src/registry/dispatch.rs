@@ -27,7 +27,7 @@ use super::ToolRegistry;
 use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
 use crate::call::{Arguments, ToolCall};
 use crate::codes::Warning;
-use crate::context::{CallScope, Cancellation};
+use crate::context::{CallScope, Cancellation, Finished};
 use crate::output::ToolOutput;
 use crate::result::{Outcome, ToolResult};
 use crate::text::{clip, panic_message};
@@ -201,9 +201,14 @@ impl ToolRegistry {
         // itself, recording their warnings here.
         let coerced = Coerced::default();
         let lenient = self.mode_for(definition) == BindMode::Lenient;
+        // A body that never waits may run to its end here, unless a gate
+        // of sequential tools must be passed first.
+        let mut finished = Finished::default();
+        let finish_now = !self.has_sequential && !definition.is_sequential();
         let scope = CallScope::new(id.as_deref(), name, own.as_ref(), &self.states)
             .with_null_as_absent(self.settings.null_is_absent)
-            .with_coercions(lenient.then_some(&coerced));
+            .with_coercions(lenient.then_some(&coerced))
+            .with_finish_now(finish_now.then_some(&finished));
 
         let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
@@ -214,9 +219,15 @@ impl ToolRegistry {
             None
         };
         let (future, warnings) = match fast {
-            Some(future) => (future, fast_warnings(definition, coerced.into_warnings())),
+            Some(future) => {
+                let run = match finished.take() {
+                    Some(output) => Run::Finished(output),
+                    None => Run::Future(future),
+                };
+                (run, fast_warnings(definition, coerced.into_warnings()))
+            }
             None => match self.bind_and_invoke(tool, arguments, &scope) {
-                Ok(started) => started,
+                Ok((future, warnings)) => (Run::Future(future), warnings),
                 Err(Failure::Arguments(report)) => {
                     return Err(Box::new(ToolResult::invalid_arguments(name, id, report)));
                 }
@@ -288,6 +299,10 @@ impl ToolRegistry {
                     sequential,
                     own,
                 } = started;
+                let future = match future {
+                    Run::Finished(output) => break 'run ToolResult::from_output(name, id, output, warnings),
+                    Run::Future(future) => future,
+                };
                 // Held until the call ends: shared for ordinary tools, exclusive for
                 // sequential ones; not taken at all while no tool is sequential.
                 // Declared before the tool's future, so the future is dropped (its
@@ -406,11 +421,17 @@ impl ToolRegistry {
 struct Started {
     name: Arc<str>,
     id: Option<String>,
-    future: ToolFuture,
+    future: Run,
     warnings: Vec<Warning>,
     sequential: bool,
     /// The call's own cancellation signal, when it has one.
     own: Option<Cancellation>,
+}
+
+/// A started call's tool: still to run, or finished while starting.
+enum Run {
+    Future(ToolFuture),
+    Finished(ToolOutput),
 }
 
 /// The concurrency limit shared by a batch of calls (see
