@@ -84,7 +84,7 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
         node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
         move_root_checks_to_description(node);
     }
-    let shape = import_shape(&root_for_binding(&schema));
+    let shape = import_shape(&root_for_binding(&schema), &mut { MAX_COPIED_BYTES });
     for_providers(&mut schema);
     let params = match shape.kind {
         Kind::Object(object) => object,
@@ -166,7 +166,7 @@ fn is_object_schema(node: &Value) -> bool {
 }
 
 /// Reads one normalised schema node into a [`Shape`].
-fn import_shape(node: &Value) -> Shape {
+fn import_shape(node: &Value, copies_left: &mut usize) -> Shape {
     let Value::Object(node) = node else {
         return any_value();
     };
@@ -216,12 +216,12 @@ fn import_shape(node: &Value) -> Shape {
         match scalar_type(ty, &values) {
             Some(ty) => {
                 constraints.values = Some(values);
-                typed_kind(ty, node, &mut constraints)
+                typed_kind(ty, node, &mut constraints, copies_left)
             }
             None => Kind::Any,
         }
     } else {
-        ty.map_or(Kind::Any, |ty| typed_kind(ty, node, &mut constraints))
+        ty.map_or(Kind::Any, |ty| typed_kind(ty, node, &mut constraints, copies_left))
     };
     if let Kind::Integer { .. } = kind {
         exclusive_bounds_of_integer(node, &mut constraints);
@@ -322,7 +322,7 @@ fn any_value() -> Shape {
 }
 
 /// The kind of a node of type `ty`.
-fn typed_kind(ty: &str, node: &Map<String, Value>, constraints: &mut Constraints) -> Kind {
+fn typed_kind(ty: &str, node: &Map<String, Value>, constraints: &mut Constraints, copies_left: &mut usize) -> Kind {
     match ty {
         "string" => Kind::String,
         "boolean" => Kind::Boolean,
@@ -332,10 +332,13 @@ fn typed_kind(ty: &str, node: &Map<String, Value>, constraints: &mut Constraints
         },
         "number" => Kind::Number { single: false },
         "array" => Kind::Array {
-            items: Box::new(node.get("items").map_or_else(any_value, import_shape)),
+            items: Box::new(
+                node.get("items")
+                    .map_or_else(any_value, |items| import_shape(items, copies_left)),
+            ),
             unique: node.get("uniqueItems") == Some(&Value::Bool(true)),
         },
-        "object" => object_kind(node, constraints),
+        "object" => object_kind(node, constraints, copies_left),
         _ => Kind::Any,
     }
 }
@@ -376,7 +379,7 @@ fn scalar_type(ty: Option<&str>, values: &[Value]) -> Option<&'static str> {
     candidates.iter().copied().find(|ty| is(ty))
 }
 
-fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind {
+fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints, copies_left: &mut usize) -> Kind {
     // Keys matching a pattern are outside the subset: the object passes
     // unchecked.
     if node.contains_key("patternProperties") {
@@ -403,7 +406,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         constraints.min_items = node.get("minProperties").and_then(Value::as_u64);
         constraints.max_items = node.get("maxProperties").and_then(Value::as_u64);
         let values = match additional {
-            Some(schema @ Value::Object(_)) => import_shape(schema),
+            Some(schema @ Value::Object(_)) => import_shape(schema, copies_left),
             _ => any_value(),
         };
         return Kind::Map {
@@ -423,7 +426,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
     let mut fields: Vec<Field> = properties
         .iter()
         .map(|(name, schema)| {
-            let shape = import_shape(schema);
+            let shape = import_shape(schema, copies_left);
             let default = schema.get("default").cloned();
             // Required stays required when `null` is allowed: the key must
             // be sent, `null` is one of its values.
@@ -443,10 +446,19 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
         })
         .collect();
     // A required name no property defines is still required: its value
-    // may be anything the object's other keys may be.
+    // may be anything the object's other keys may be. Each such name is a
+    // copy of the other keys' schema, and a schema may list thousands of
+    // names beside a large one: copies come out of one budget for the whole
+    // import, and past it a name takes any value (the server still checks
+    // it).
+    let mut others_size = None;
     for name in listed.iter().filter(|name| !properties.contains_key(**name)) {
+        let others_size = *others_size.get_or_insert_with(|| additional.map_or(0, flat_size));
         let shape = match additional {
-            Some(schema @ Value::Object(_)) => import_shape(schema),
+            Some(schema @ Value::Object(_)) if *copies_left >= others_size => {
+                *copies_left -= others_size;
+                import_shape(schema, copies_left)
+            }
             _ => any_value(),
         };
         let mut field = Field::new((*name).to_owned(), shape, false, "remote");
@@ -465,7 +477,7 @@ fn object_kind(node: &Map<String, Value>, constraints: &mut Constraints) -> Kind
     if let Some(schema @ Value::Object(other)) = additional
         && !other.is_empty()
     {
-        object.others = Some(Box::new(import_shape(schema)));
+        object.others = Some(Box::new(import_shape(schema, copies_left)));
     }
     Kind::Object(object)
 }
@@ -516,6 +528,10 @@ fn single_type(node: &Map<String, Value>) -> Option<&str> {
 /// value. Keeps a schema whose definitions refer to each other many times
 /// over (four uses a level, ten levels deep) from growing without bound.
 const MAX_INLINED_BYTES: usize = 256 * 1024;
+
+/// The most bytes of the other keys' schema that the required names no
+/// property defines may copy in all, over one import (see `object_kind`).
+const MAX_COPIED_BYTES: usize = 256 * 1024;
 
 /// What inlining one schema carries along.
 struct Inlining<'a> {
@@ -1782,6 +1798,61 @@ mod tests {
         // `b`, required though no property defines it, must be sent.
         let (_, _, errors) = bind(&imported, json!({"opts": {"a": "x"}}));
         assert_eq!(errors, ["missing_required:opts.b"]);
+    }
+
+    #[test]
+    fn required_names_no_property_defines_copy_the_other_keys_schema_within_a_budget() {
+        // Thousands of such names beside a schema of thousands of keys:
+        // billions of fields if each name copied it, a few hundred KB as
+        // written.
+        let keys: Map<String, Value> = (0..4_000).map(|i| (format!("p{i}"), json!({}))).collect();
+        let required: Vec<String> = (0..4_000).map(|i| format!("n{i}")).collect();
+        let schema = json!({
+            "type": "object",
+            "properties": {"inner": {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}},
+                "required": required,
+                "additionalProperties": {"type": "object", "properties": keys},
+            }},
+        });
+        fn fields(shape: &ObjectShape) -> usize {
+            shape
+                .fields
+                .iter()
+                .map(|f| {
+                    1 + if let Kind::Object(inner) = &f.shape.kind {
+                        fields(inner)
+                    } else {
+                        0
+                    }
+                })
+                .sum()
+        }
+        let imported = import_input_schema(&schema);
+        let count = fields(&imported.params);
+        assert!(count < 200_000, "{count} fields");
+        // Every name stays required; the first ones are bound by the other
+        // keys' schema, the rest take any value.
+        let Kind::Object(inner) = &imported.params.fields[0].shape.kind else {
+            panic!("inner is an object")
+        };
+        assert_eq!(inner.fields.len(), 4_001);
+        let (names, defined) = inner.fields.split_at(4_000);
+        assert!(names.iter().all(|f| f.presence == Presence::Required));
+        assert_eq!(defined[0].name, "a");
+        assert!(matches!(names[0].shape.kind, Kind::Object(_)));
+        assert!(matches!(names[3_999].shape.kind, Kind::Any));
+        // Small schemas are copied for every name, as before.
+        let small = json!({"type": "object", "properties": {}, "required": required, "additionalProperties": {"type": "integer"}});
+        let imported = import_input_schema(&small);
+        assert!(
+            imported
+                .params
+                .fields
+                .iter()
+                .all(|f| matches!(f.shape.kind, Kind::Integer { .. }))
+        );
     }
 
     #[test]
