@@ -164,6 +164,31 @@ async fn a_sequential_tool_never_overlaps_another_call() {
     assert!(start.elapsed() >= Duration::from_millis(400));
 }
 
+/// Work first, then wait: the work before the first wait counts.
+#[tool]
+async fn work_then_wait(
+    #[param(description = "Milliseconds of work")] work: u64,
+    #[param(description = "Milliseconds of waiting")] wait: u64,
+) -> String {
+    std::thread::sleep(Duration::from_millis(work));
+    tokio::time::sleep(Duration::from_millis(wait)).await;
+    "done".to_owned()
+}
+
+/// The time limit counts from the moment the call is made, the tool's own
+/// work before its first wait included (real time: the work blocks).
+#[tokio::test]
+async fn the_time_limit_counts_the_work_before_the_first_wait() {
+    let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_secs(1)));
+    registry.register(WorkThenWait).unwrap();
+    // 500 ms of work and 800 ms of waiting: over the limit in all, though
+    // the wait alone is not.
+    let result = registry.call("work_then_wait", json!({"work": 500, "wait": 800})).await;
+    assert_eq!(result.outcome(), Outcome::TimedOut, "{}", result.text());
+    let result = registry.call("work_then_wait", json!({"work": 0, "wait": 10})).await;
+    assert_eq!(result.text(), "done");
+}
+
 /// A tool whose body never waits finishes while it starts, but still not
 /// beside a sequential tool: it waits for the gate like any other call.
 #[tokio::test(start_paused = true)]

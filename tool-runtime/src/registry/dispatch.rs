@@ -274,8 +274,9 @@ impl ToolRegistry {
     /// Runs one call to its end: starts it (see [`start`](Self::start);
     /// a call that cannot start is answered as it left it), then runs the
     /// tool within the time limit, counted from `made` (`None`: now, read
-    /// only when the call has to wait, so a call that does not wait never
-    /// reads the clock), isolated from panics, stopped by the caller's
+    /// before the tool's first poll, so its work up to its first wait
+    /// counts; a tool that finished while starting never waits and reads
+    /// no clock), isolated from panics, stopped by the caller's
     /// cancellation; the text is cut to the output limit.
     ///
     /// The only async layer between a caller and the tool's own future:
@@ -323,9 +324,8 @@ impl ToolRegistry {
                 let mut abandoned = RaiseOnDrop(signals.own);
                 // Waiting for the gate counts against the time limit and ends when
                 // the caller cancels; the tool then never starts.
-                let mut made = signals.made;
+                let made = signals.made.unwrap_or_else(Instant::now);
                 if sequential || self.has_sequential {
-                    let made = *made.get_or_insert_with(Instant::now);
                     let gate = async {
                         if sequential {
                             (None, Some(self.gate.write().await))
@@ -353,8 +353,7 @@ impl ToolRegistry {
                     // Boxed: the timer and the cancellation wait are large, and a
                     // call that finished at once should not carry them.
                     Poll::Pending => {
-                        let waited =
-                            Box::pin(self.wait(&mut run, made.unwrap_or_else(Instant::now), signals.external)).await;
+                        let waited = Box::pin(self.wait(&mut run, made, signals.external)).await;
                         match waited {
                             Waited::Finished(finished) => finished,
                             Waited::TimedOut => {
