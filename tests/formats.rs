@@ -198,6 +198,9 @@ async fn anthropic_round_trip_keeps_order_and_puts_notices_last() {
     assert_eq!(content[2]["content"][0]["type"], "document");
     assert_eq!(content[2]["content"][0]["title"], "report-2026-11.pdf");
     assert_eq!(content[3], json!({"type": "text", "text": "2 of 5 tool calls left"}));
+    // The API refuses an empty text block: a blank notice is left out.
+    let reply = anthropic::reply_with_notice(&results, " \n").unwrap();
+    assert_eq!(reply["content"].as_array().unwrap().len(), 3);
 }
 
 #[tokio::test]

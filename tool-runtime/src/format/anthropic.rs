@@ -122,7 +122,8 @@ pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
 
 /// [`reply`], with a text block after every result: a status notice (the
 /// time, the budget left). The API refuses text before a result, so this is
-/// the only place a notice can go.
+/// the only place a notice can go. A notice of only whitespace is left out,
+/// as the API refuses an empty text block.
 pub fn reply_with_notice(results: &[ToolResult], notice: &str) -> Result<Value, FormatError> {
     reply_message(results, Some(notice))
 }
@@ -130,7 +131,7 @@ pub fn reply_with_notice(results: &[ToolResult], notice: &str) -> Result<Value, 
 fn reply_message(results: &[ToolResult], notice: Option<&str>) -> Result<Value, FormatError> {
     result_ids(results)?;
     let mut content: Vec<Value> = results.iter().map(tool_result_block).collect();
-    if let Some(notice) = notice {
+    if let Some(notice) = notice.filter(|notice| !notice.trim().is_empty()) {
         content.push(json!({"type": "text", "text": notice}));
     }
     Ok(json!({"role": "user", "content": content}))

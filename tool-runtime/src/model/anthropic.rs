@@ -155,6 +155,12 @@ impl Anthropic {
     }
 
     /// Sends strict tool definitions (`strict: true`).
+    ///
+    /// The model then sends `null` for every optional parameter it leaves
+    /// unset: give the agent a registry built with
+    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)`(true)`,
+    /// so that such a `null` means "not given" (else each is a warning in
+    /// lenient mode, and refused in strict mode).
     pub fn strict_tools(mut self, on: bool) -> Self {
         self.strict = on;
         self

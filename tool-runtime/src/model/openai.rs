@@ -156,6 +156,12 @@ impl OpenAi {
     }
 
     /// Sends strict tool definitions (structured outputs).
+    ///
+    /// The model then sends `null` for every optional parameter it leaves
+    /// unset: give the agent a registry built with
+    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)`(true)`,
+    /// so that such a `null` means "not given" (else each is a warning in
+    /// lenient mode, and refused in strict mode).
     pub fn strict_tools(mut self, on: bool) -> Self {
         self.strict = on;
         self
