@@ -213,7 +213,7 @@ impl ToolRegistry {
         let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
                 Ok(fast) => fast,
-                Err(panic) => return Err(Box::new(panicked(name, id, &*panic))),
+                Err(panic) => return Err(Box::new(panicked(name, id, panic))),
             }
         } else {
             None
@@ -231,7 +231,7 @@ impl ToolRegistry {
                 Err(Failure::Arguments(report)) => {
                     return Err(Box::new(ToolResult::invalid_arguments(name, id, report)));
                 }
-                Err(Failure::Panic(panic)) => return Err(Box::new(panicked(name, id, &*panic))),
+                Err(Failure::Panic(panic)) => return Err(Box::new(panicked(name, id, panic))),
             },
         };
         Ok(Started {
@@ -374,11 +374,7 @@ impl ToolRegistry {
                 abandoned.0 = None;
                 match finished {
                     Ok(output) => ToolResult::from_output(name, id, output, warnings),
-                    Err(panic) => {
-                        let result = panicked(&name, id, &*panic);
-                        drop_quietly(panic);
-                        result
-                    }
+                    Err(panic) => panicked(&name, id, panic),
                 }
             }
         };
@@ -580,8 +576,11 @@ fn drop_quietly<T>(value: T) {
     }
 }
 
-fn panicked(name: &str, id: Option<String>, panic: &(dyn Any + Send)) -> ToolResult {
-    let message = panic_message(panic);
+/// The result of a call whose tool panicked; the panic's payload is dropped
+/// where a panic in its own `Drop` cannot reach the caller.
+fn panicked(name: &str, id: Option<String>, panic: Box<dyn Any + Send>) -> ToolResult {
+    let message = panic_message(&*panic);
+    drop_quietly(panic);
     tracing::error!(tool = %name, panic = %message, "tool panicked");
     let text = format!("The tool `{name}` failed unexpectedly (it panicked: {message}).");
     ToolResult::failure(name, id, Outcome::Panicked, text)
