@@ -833,3 +833,66 @@ async fn a_dropped_run_tells_its_tools_to_stop() {
     assert!(given_up.is_err(), "the run was still going");
     assert!(told_to_stop("dropped").await);
 }
+
+/// Repeats a text.
+#[tool]
+async fn repeat(
+    #[param(description = "The text")] text: String,
+    #[param(description = "How often", default = 2, min = 1)] times: u32,
+    #[param(description = "Put between the copies")] separator: Option<String>,
+) -> String {
+    vec![text; times as usize].join(&separator.unwrap_or_default())
+}
+
+/// The result text and the warnings and errors of one call sent with
+/// `null` for both optional parameters, by a model that says whether it
+/// was sent strict definitions, through a registry in `mode`.
+async fn nulls_for_optional_parameters(
+    strict_tools: bool,
+    registry: ToolRegistry,
+) -> (String, Vec<String>, Vec<String>) {
+    let mut registry = registry;
+    registry.register(Repeat).unwrap();
+    let input = json!({"text": "ab", "times": null, "separator": null});
+    let model = Scripted::new([calls(&[("c1", "repeat", input)]), text("Done.", ModelStop::EndTurn)])
+        .strict_tools(strict_tools);
+    let finished = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = finished.clone();
+    let outcome = Agent::new(model, registry)
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallFinished { warnings, errors, .. } = event {
+                seen.lock().unwrap().push((warnings.clone(), errors.clone()));
+            }
+        })
+        .run("Repeat ab")
+        .await;
+    assert_transcript_valid(&outcome.transcript);
+    let result = outcome.transcript[2].tool_results().next().unwrap().clone();
+    let text = result.to_text();
+    let (warnings, errors) = finished.lock().unwrap().pop().unwrap();
+    (text, warnings, errors)
+}
+
+#[tokio::test]
+async fn a_model_sent_strict_definitions_has_its_nulls_read_as_not_given() {
+    // Lenient registry: the default, with no warning.
+    let (text, warnings, errors) = nulls_for_optional_parameters(true, ToolRegistry::new()).await;
+    assert_eq!((text.as_str(), warnings, errors), ("abab", vec![], vec![]));
+    // Strict registry: not refused either.
+    let (text, warnings, errors) = nulls_for_optional_parameters(true, ToolRegistry::new().strict()).await;
+    assert_eq!((text.as_str(), warnings, errors), ("abab", vec![], vec![]));
+
+    // A model sent ordinary definitions: the `null` is the binder's to
+    // replace (lenient) or refuse (strict).
+    let (text, warnings, errors) = nulls_for_optional_parameters(false, ToolRegistry::new()).await;
+    assert_eq!(
+        (text.as_str(), warnings, errors),
+        ("abab", vec!["null_replaced_by_default:times".to_owned()], vec![])
+    );
+    let (_, _, errors) = nulls_for_optional_parameters(false, ToolRegistry::new().strict()).await;
+    assert_eq!(errors, ["type_mismatch:times"]);
+    // The registry's own setting still holds for such a model.
+    let registry = ToolRegistry::new().strict().with_strict_definitions(true);
+    let (text, _, errors) = nulls_for_optional_parameters(false, registry).await;
+    assert_eq!((text.as_str(), errors), ("abab", vec![]));
+}

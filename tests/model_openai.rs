@@ -620,3 +620,59 @@ async fn a_stream_cut_after_its_finish_reason_keeps_the_turn() {
     assert_eq!(outcome.error.unwrap().kind(), ModelErrorKind::Connection);
     assert_eq!(server.requests().len(), 1);
 }
+
+/// Repeats a text.
+#[tool_runtime::tool]
+async fn repeat(
+    #[param(description = "The text")] text: String,
+    #[param(description = "How often", default = 2, min = 1)] times: u32,
+    #[param(description = "Put between the copies")] separator: Option<String>,
+) -> String {
+    vec![text; times as usize].join(&separator.unwrap_or_default())
+}
+
+#[tokio::test]
+async fn with_strict_tools_the_nulls_the_model_sends_for_unset_parameters_mean_not_given() {
+    for strict in [true, false] {
+        let call = (
+            "call_r",
+            "repeat",
+            r#"{"text": "ab", "times": null, "separator": null}"#,
+        );
+        let server = Server::start(
+            vec![
+                Reply::ok(openai_completion(None, &[call], "tool_calls")),
+                Reply::ok(openai_completion(Some("Done."), &[], "stop")),
+            ],
+            false,
+        )
+        .await;
+        let mut registry = tool_runtime::ToolRegistry::new().strict();
+        registry.register(Repeat).unwrap();
+        let warnings = Arc::new(Mutex::new(Vec::new()));
+        let seen = warnings.clone();
+        let outcome = Agent::new(client(&server, false).strict_tools(strict), registry)
+            .on_event(move |event| {
+                if let AgentEvent::ToolCallFinished { warnings, errors, .. } = event {
+                    seen.lock().unwrap().extend(warnings.iter().chain(errors).cloned());
+                }
+            })
+            .run("Repeat ab")
+            .await;
+        assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+        let requests = server.requests();
+        let sent = &requests[0].body["tools"][0]["function"];
+        assert_eq!(sent["strict"].as_bool(), strict.then_some(true), "{sent}");
+        let answer = &requests[1].body["messages"][3];
+        let problems = warnings.lock().unwrap().clone();
+        if strict {
+            // Every property required, the optional ones nullable: the
+            // `null`s are the model's way of leaving them unset.
+            assert_eq!(sent["parameters"]["required"], json!(["text", "times", "separator"]));
+            assert_eq!(answer["content"], "abab");
+            assert_eq!(problems, Vec::<String>::new());
+        } else {
+            assert_eq!(problems, ["type_mismatch:times"]);
+        }
+    }
+}

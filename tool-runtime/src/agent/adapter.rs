@@ -44,14 +44,18 @@ pub(crate) async fn slot<'s>(
 }
 
 /// Runs one call made at `made`, its time limit counted from then; a
-/// raised `cancellation` makes it a `Cancelled` result.
+/// raised `cancellation` makes it a `Cancelled` result. `strict_definitions`:
+/// the model was sent strict definitions (see `Model::sends_strict_tools`).
 pub(crate) async fn run(
     registry: &ToolRegistry,
     call: ToolCall,
     cancellation: &Cancellation,
     made: Instant,
+    strict_definitions: bool,
 ) -> ToolResult {
-    registry.call_made(call, Some(cancellation), made).await
+    registry
+        .call_made(call, Some(cancellation), made, strict_definitions)
+        .await
 }
 
 /// An `is_error` result for a call that did not run (refused, not allowed,

@@ -294,6 +294,8 @@ impl<M: Model> Agent<M> {
         let available = turn.available.clone();
         let approver = self.approver.clone();
         let on_event = self.on_event.clone();
+        // Its `null` for an optional parameter means "not given".
+        let strict_definitions = self.model.sends_strict_tools();
         // With a filter, a call must name a tool offered this turn: an
         // unknown name would otherwise be answered by the registry, which
         // lists (and suggests) every tool, the filtered-out ones included.
@@ -363,7 +365,7 @@ impl<M: Model> Agent<M> {
                 arguments: adapter::arguments_json(&tool_call),
             });
             let started = tokio::time::Instant::now();
-            let result = adapter::run(&registry, tool_call, &cancellation, made).await;
+            let result = adapter::run(&registry, tool_call, &cancellation, made, strict_definitions).await;
             finish(result, started.elapsed())
         };
         let handle = tokio::spawn(async move {

@@ -157,10 +157,12 @@ impl Anthropic {
     /// Sends strict tool definitions (`strict: true`).
     ///
     /// The model then sends `null` for every optional parameter it leaves
-    /// unset: give the agent a registry built with
-    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)`(true)`,
-    /// so that such a `null` means "not given" (else each is a warning in
-    /// lenient mode, and refused in strict mode).
+    /// unset. The agent loop reads such a `null` as "not given" by itself
+    /// (see [`Model::sends_strict_tools`]); calls run through the registry
+    /// by other means need one built with
+    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)`(true)`
+    /// (else each `null` is a warning in lenient mode, and refused in
+    /// strict mode).
     pub fn strict_tools(mut self, on: bool) -> Self {
         self.strict = on;
         self
@@ -284,6 +286,10 @@ impl Model for Anthropic {
         events: &'a mut (dyn FnMut(StreamEvent) + Send),
     ) -> ModelFuture<'a> {
         Box::pin(self.call(request, events))
+    }
+
+    fn sends_strict_tools(&self) -> bool {
+        self.strict
     }
 }
 

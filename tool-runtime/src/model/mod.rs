@@ -47,6 +47,17 @@ pub trait Model: Send + Sync {
         request: ModelRequest<'a>,
         events: &'a mut (dyn FnMut(StreamEvent) + Send),
     ) -> ModelFuture<'a>;
+
+    /// Whether the tools are sent to this model as strict definitions
+    /// (every property required, the optional ones nullable), so that it
+    /// sends `null` for each optional parameter it leaves unset. The agent
+    /// loop then reads such a `null` as "not given" (the default, or
+    /// `None`) with no warning, as
+    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)
+    /// does for every call. `false` unless a model says otherwise.
+    fn sends_strict_tools(&self) -> bool {
+        false
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -57,6 +68,10 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     ) -> ModelFuture<'a> {
         (**self).respond(request, events)
     }
+
+    fn sends_strict_tools(&self) -> bool {
+        (**self).sends_strict_tools()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Box<M> {
@@ -66,5 +81,9 @@ impl<M: Model + ?Sized> Model for Box<M> {
         events: &'a mut (dyn FnMut(StreamEvent) + Send),
     ) -> ModelFuture<'a> {
         (**self).respond(request, events)
+    }
+
+    fn sends_strict_tools(&self) -> bool {
+        (**self).sends_strict_tools()
     }
 }

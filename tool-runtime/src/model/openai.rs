@@ -158,10 +158,12 @@ impl OpenAi {
     /// Sends strict tool definitions (structured outputs).
     ///
     /// The model then sends `null` for every optional parameter it leaves
-    /// unset: give the agent a registry built with
-    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)`(true)`,
-    /// so that such a `null` means "not given" (else each is a warning in
-    /// lenient mode, and refused in strict mode).
+    /// unset. The agent loop reads such a `null` as "not given" by itself
+    /// (see [`Model::sends_strict_tools`]); calls run through the registry
+    /// by other means need one built with
+    /// [`ToolRegistry::with_strict_definitions`](crate::ToolRegistry::with_strict_definitions)`(true)`
+    /// (else each `null` is a warning in lenient mode, and refused in
+    /// strict mode).
     pub fn strict_tools(mut self, on: bool) -> Self {
         self.strict = on;
         self
@@ -271,6 +273,10 @@ impl Model for OpenAi {
         events: &'a mut (dyn FnMut(StreamEvent) + Send),
     ) -> ModelFuture<'a> {
         Box::pin(self.call(request, events))
+    }
+
+    fn sends_strict_tools(&self) -> bool {
+        self.strict
     }
 }
 

@@ -18,6 +18,7 @@ pub struct Scripted {
     responses: Mutex<VecDeque<Result<ModelResponse, ModelError>>>,
     requests: Mutex<Vec<Vec<Message>>>,
     repeat_last: bool,
+    strict_tools: bool,
 }
 
 impl Scripted {
@@ -39,6 +40,14 @@ impl Scripted {
     /// that never stops calling tools).
     pub fn repeat_last(mut self) -> Self {
         self.repeat_last = true;
+        self
+    }
+
+    /// Stands for a model sent strict tool definitions (see
+    /// [`Model::sends_strict_tools`]): its `null` for an optional
+    /// parameter means "not given". Nothing it is sent changes.
+    pub fn strict_tools(mut self, on: bool) -> Self {
+        self.strict_tools = on;
         self
     }
 
@@ -87,5 +96,9 @@ impl Model for Scripted {
             }
             Ok(response)
         })
+    }
+
+    fn sends_strict_tools(&self) -> bool {
+        self.strict_tools
     }
 }

@@ -41,12 +41,12 @@ impl ToolRegistry {
     ///
     /// Must run inside a Tokio runtime with the time driver enabled.
     pub fn call<'a>(&self, name: &str, arguments: impl Into<Arguments<'a>>) -> impl Future<Output = ToolResult> {
-        self.dispatch(None, Cow::Borrowed(name), arguments.into(), None, None)
+        self.dispatch(None, Cow::Borrowed(name), arguments.into(), Origin::CALLER)
     }
 
     /// Runs one call.
     pub fn call_one(&self, call: ToolCall) -> impl Future<Output = ToolResult> {
-        self.dispatch(call.id, Cow::Owned(call.name), call.arguments.into(), None, None)
+        self.dispatch(call.id, Cow::Owned(call.name), call.arguments.into(), Origin::CALLER)
     }
 
     /// Runs one call that the caller may stop by raising `cancellation`; a
@@ -56,8 +56,10 @@ impl ToolRegistry {
             call.id,
             Cow::Owned(call.name),
             call.arguments.into(),
-            Some(cancellation),
-            None,
+            Origin {
+                external: Some(cancellation),
+                ..Origin::CALLER
+            },
         )
     }
 
@@ -73,7 +75,7 @@ impl ToolRegistry {
         let slots = &self.slots();
         let run = |call: ToolCall| async move {
             match self.slot(slots, &call, made, None).await {
-                Ok(_slot) => self.call_made(call, None, made).await,
+                Ok(_slot) => self.call_made(call, None, made, false).await,
                 Err(not_started) => *not_started,
             }
         };
@@ -127,20 +129,22 @@ impl ToolRegistry {
 
     /// Runs one call made at `made`, its time limit counted from then (the
     /// wait for a [`slot`](Self::slot) included), stopped by the caller's
-    /// `cancellation`.
+    /// `cancellation`. `strict_definitions`: the model that made it was
+    /// sent strict definitions, so its `null` for an optional parameter
+    /// means "not given", whatever the registry's own setting.
     pub(crate) fn call_made(
         &self,
         call: ToolCall,
         cancellation: Option<&Cancellation>,
         made: Instant,
+        strict_definitions: bool,
     ) -> impl Future<Output = ToolResult> {
-        self.dispatch(
-            call.id,
-            Cow::Owned(call.name),
-            call.arguments.into(),
-            cancellation,
-            Some(made),
-        )
+        let origin = Origin {
+            external: cancellation,
+            made: Some(made),
+            strict_definitions,
+        };
+        self.dispatch(call.id, Cow::Owned(call.name), call.arguments.into(), origin)
     }
 
     /// The time limit in seconds, as results say it.
@@ -161,8 +165,9 @@ impl ToolRegistry {
         id: Option<String>,
         name: &str,
         arguments: Arguments<'_>,
-        external: Option<&Cancellation>,
+        origin: Origin<'_>,
     ) -> Result<Started, Box<ToolResult>> {
+        let external = origin.external;
         if external.is_some_and(Cancellation::is_cancelled) {
             return Err(Box::new(not_started(name, id)));
         }
@@ -206,7 +211,7 @@ impl ToolRegistry {
         let mut finished = Finished::default();
         let finish_now = !self.has_sequential && !definition.is_sequential();
         let scope = CallScope::new(id.as_deref(), name, own.as_ref(), &self.states)
-            .with_null_as_absent(self.settings.null_is_absent)
+            .with_null_as_absent(self.settings.null_is_absent || origin.strict_definitions)
             .with_coercions(lenient.then_some(&coerced))
             .with_finish_now(finish_now.then_some(&finished));
 
@@ -258,7 +263,7 @@ impl ToolRegistry {
         let mode = self.mode_for(definition);
         let (mut map, decoded) =
             bind::argument_object(arguments, mode).map_err(|e| Failure::Arguments(Report::error(e)))?;
-        let mut report = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
+        let mut report = bind::normalize(definition.params(), &mut map, mode, scope.null_is_absent());
         report.warnings.splice(0..0, decoded);
         log_coerced(definition, &report.warnings, report.warning_count());
         if report.refused() {
@@ -273,8 +278,8 @@ impl ToolRegistry {
 
     /// Runs one call to its end: starts it (see [`start`](Self::start);
     /// a call that cannot start is answered as it left it), then runs the
-    /// tool within the time limit, counted from `made` (`None`: now, read
-    /// before the tool's first poll, so its work up to its first wait
+    /// tool within the time limit, counted from `origin.made` (`None`: now,
+    /// read before the tool's first poll, so its work up to its first wait
     /// counts; a tool that finished while starting never waits and reads
     /// no clock), isolated from panics, stopped by the caller's
     /// cancellation; the text is cut to the output limit.
@@ -286,10 +291,10 @@ impl ToolRegistry {
         id: Option<String>,
         name: Cow<'_, str>,
         arguments: Arguments<'_>,
-        external: Option<&Cancellation>,
-        made: Option<Instant>,
+        origin: Origin<'_>,
     ) -> ToolResult {
-        let mut result = match self.start(id, &name, arguments, external) {
+        let Origin { external, made, .. } = origin;
+        let mut result = match self.start(id, &name, arguments, origin) {
             Err(refused) => *refused,
             Ok(started) => 'run: {
                 let Started {
@@ -436,6 +441,28 @@ pub(crate) struct Slots(Semaphore);
 /// A call's hold on one of its batch's [`Slots`], released when dropped.
 pub(crate) struct HeldSlot<'s> {
     _permit: Option<SemaphorePermit<'s>>,
+}
+
+/// Where a call comes from, beyond its name and arguments.
+#[derive(Clone, Copy)]
+struct Origin<'a> {
+    /// The caller's cancellation signal.
+    external: Option<&'a Cancellation>,
+    /// When the call was made, if before it came to the registry.
+    made: Option<Instant>,
+    /// The model that made it was sent strict definitions (see
+    /// [`ToolRegistry::with_strict_definitions`]).
+    strict_definitions: bool,
+}
+
+impl Origin<'_> {
+    /// A call made now by the registry's caller, who can stop it only by
+    /// dropping it.
+    const CALLER: Self = Origin {
+        external: None,
+        made: None,
+        strict_definitions: false,
+    };
 }
 
 /// The signals of one call: its own (seen by the tool) and the caller's,
