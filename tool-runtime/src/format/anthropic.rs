@@ -14,7 +14,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::{ANTHROPIC, expressible, strict_schema};
-use super::{Carried, FormatError, carry, check_call_ids, result_ids, tool_name};
+use super::{Carried, FormatError, call_id_and_name, carry, check_call_ids, result_ids};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -48,9 +48,7 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     };
     let mut calls = Vec::new();
     for block in blocks.iter().filter(|b| b["type"] == "tool_use") {
-        let (Some(id), Some(name)) = (block["id"].as_str(), tool_name(&block["name"])) else {
-            return Err(FormatError::malformed("a tool_use block lacks its id or name"));
-        };
+        let (id, name) = call_id_and_name(&block["id"], &block["name"], "a tool_use block")?;
         let input = block.get("input").cloned().unwrap_or(Value::Object(Map::new()));
         calls.push(ToolCall::new(name, CallArguments::Json(input)).with_id(id));
     }

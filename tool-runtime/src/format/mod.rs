@@ -316,6 +316,31 @@ pub(crate) fn tool_name(name: &Value) -> Option<&str> {
     name.as_str().filter(|name| !name.is_empty())
 }
 
+/// A call's id and tool name as its block holds them (`what` names the
+/// block): an id that is absent or `null` is `MissingId`; one that is no
+/// string, and a name that is no [`tool_name`], are `Malformed`. An empty
+/// id is [`check_call_id`]'s to refuse.
+pub(crate) fn call_id_and_name<'v>(
+    id: &'v Value,
+    name: &'v Value,
+    what: &str,
+) -> Result<(&'v str, &'v str), FormatError> {
+    let id = match id {
+        Value::String(id) => id,
+        Value::Null => {
+            return Err(FormatError::new(
+                FormatErrorKind::MissingId,
+                format!("{what} lacks its id"),
+            ));
+        }
+        _ => return Err(FormatError::malformed(format!("{what} has an id that is not a string"))),
+    };
+    let Some(name) = tool_name(name) else {
+        return Err(FormatError::malformed(format!("{what} lacks its tool name")));
+    };
+    Ok((id, name))
+}
+
 /// Refuses a response of several alternatives (OpenAI's `choices`,
 /// Gemini's `candidates`) where one after the first holds calls, as
 /// `holds_calls` tells: only the first is read, so those calls would be

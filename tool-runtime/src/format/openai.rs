@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::strict::{OPENAI, expressible, strict_schema};
 use super::{
-    Carried, FormatError, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only, tool_name,
+    Carried, FormatError, call_id_and_name, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only,
 };
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
@@ -79,9 +79,8 @@ pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     };
     let mut calls = Vec::new();
     for call in tool_calls {
-        let (Some(id), Some(name)) = (call["id"].as_str(), call.pointer("/function/name").and_then(tool_name)) else {
-            return Err(FormatError::malformed("a tool call lacks its id or function name"));
-        };
+        let name = call.pointer("/function/name").unwrap_or(&Value::Null);
+        let (id, name) = call_id_and_name(&call["id"], name, "a tool call")?;
         calls.push(ToolCall::new(name, raw_arguments(call.pointer("/function/arguments"))).with_id(id));
     }
     check_call_ids(calls.iter().filter_map(|c| c.id.as_deref()))?;
@@ -155,9 +154,7 @@ pub fn responses_tool_calls(response: &Value) -> Result<Vec<ToolCall>, FormatErr
     };
     let mut calls = Vec::new();
     for item in items.iter().filter(|i| i["type"] == "function_call") {
-        let (Some(id), Some(name)) = (item["call_id"].as_str(), tool_name(&item["name"])) else {
-            return Err(FormatError::malformed("a function_call item lacks its call_id or name"));
-        };
+        let (id, name) = call_id_and_name(&item["call_id"], &item["name"], "a function_call item")?;
         calls.push(ToolCall::new(name, raw_arguments(item.get("arguments"))).with_id(id));
     }
     check_call_ids(calls.iter().filter_map(|c| c.id.as_deref()))?;

@@ -16,7 +16,7 @@ use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
 };
-use crate::format::{Format, check_call_id, tool_name};
+use crate::format::{Format, call_id_and_name, check_call_id};
 use crate::sse::SseEvent;
 
 /// The API version sent in `anthropic-version`.
@@ -622,9 +622,8 @@ impl StreamState {
     /// A tool_use block's start: its id and name checked as the
     /// non-streamed parser checks them.
     fn tool_use_start(&mut self, block: &Value) -> Result<Partial, ModelError> {
-        let (Some(id), Some(name)) = (block["id"].as_str(), tool_name(&block["name"])) else {
-            return Err(malformed("a tool_use block lacks its id or name"));
-        };
+        let (id, name) =
+            call_id_and_name(&block["id"], &block["name"], "a tool_use block").map_err(|e| malformed(e.to_string()))?;
         check_call_id(id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
         Ok(Partial::ToolUse {
             id: id.to_owned(),
