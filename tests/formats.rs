@@ -221,16 +221,26 @@ async fn results_that_cannot_answer_their_calls_are_a_clear_error() {
 fn a_call_without_an_id_is_missing_id_and_one_without_a_name_malformed() {
     type Parse = fn(&serde_json::Value) -> Result<Vec<tool_runtime::ToolCall>, tool_runtime::format::FormatError>;
     // Each parser, with a message of one call made from (id, name).
-    let parsers: [(&str, Parse, fn(serde_json::Value, serde_json::Value) -> serde_json::Value); 3] = [
-        ("anthropic", anthropic::tool_calls, |id, name| {
-            json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": {}}]})
-        }),
-        ("openai chat", openai::chat_tool_calls, |id, name| {
-            json!({"role": "assistant", "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": "{}"}}]})
-        }),
-        ("openai responses", openai::responses_tool_calls, |id, name| {
-            json!({"output": [{"type": "function_call", "call_id": id, "name": name, "arguments": "{}"}]})
-        }),
+    let parsers: [(
+        &str,
+        Parse,
+        fn(serde_json::Value, serde_json::Value) -> serde_json::Value,
+    ); 3] = [
+        (
+            "anthropic",
+            anthropic::tool_calls,
+            |id, name| json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": {}}]}),
+        ),
+        (
+            "openai chat",
+            openai::chat_tool_calls,
+            |id, name| json!({"role": "assistant", "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": "{}"}}]}),
+        ),
+        (
+            "openai responses",
+            openai::responses_tool_calls,
+            |id, name| json!({"output": [{"type": "function_call", "call_id": id, "name": name, "arguments": "{}"}]}),
+        ),
     ];
     for (format, parse, message) in parsers {
         let kind = |id, name| parse(&message(id, name)).map(|calls| calls.len()).map_err(|e| e.kind());
@@ -238,14 +248,21 @@ fn a_call_without_an_id_is_missing_id_and_one_without_a_name_malformed() {
         for id in [json!(null), json!("")] {
             assert_eq!(kind(id, json!("probe")), Err(FormatErrorKind::MissingId), "{format}");
         }
-        assert_eq!(kind(json!(7), json!("probe")), Err(FormatErrorKind::Malformed), "{format}");
+        assert_eq!(
+            kind(json!(7), json!("probe")),
+            Err(FormatErrorKind::Malformed),
+            "{format}"
+        );
         for name in [json!(null), json!(""), json!(3)] {
             assert_eq!(kind(json!("c1"), name), Err(FormatErrorKind::Malformed), "{format}");
         }
     }
     // A key left out altogether reads as `null`.
     let without = json!({"role": "assistant", "content": [{"type": "tool_use", "name": "probe", "input": {}}]});
-    assert_eq!(anthropic::tool_calls(&without).unwrap_err().kind(), FormatErrorKind::MissingId);
+    assert_eq!(
+        anthropic::tool_calls(&without).unwrap_err().kind(),
+        FormatErrorKind::MissingId
+    );
 }
 
 #[tokio::test]

@@ -368,7 +368,7 @@ pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
     }
     let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
     // Only what Gemini takes inline: images of the common types and PDFs.
-    // The others the response's text names (`text_only`).
+    // The others the response's text names (`text_beside`).
     for block in results.iter().flat_map(|result| &result.content) {
         let (mime_type, data) = match carry(block) {
             Carried::Image { data, mime_type } => (mime_type, data),
@@ -390,7 +390,8 @@ fn function_response_part(result: &ToolResult) -> Value {
         Some(structured) if !result.is_error && !result.text_cut() && !result.structured_too_long() => {
             structured.clone()
         }
-        _ => Value::String(super::text_only(result)),
+        // Its images and PDFs follow the results as parts of their own.
+        _ => Value::String(super::text_beside(result, true)),
     };
     let mut response = json!({"name": result.tool(), "response": {key: value}});
     if let Some(id) = &result.call_id {
@@ -578,6 +579,13 @@ mod tests {
             .filter_map(|part| part["inlineData"]["mimeType"].as_str())
             .collect();
         assert_eq!(inline, ["image/png", "application/pdf"]);
+        // The text says where the attached ones are, and names the other.
+        assert_eq!(
+            reply["parts"][0]["functionResponse"]["response"]["output"],
+            "[an image (image/png) sent after the results]\n\
+             [a document (application/gzip) that this format cannot show]\n\
+             [a PDF document sent after the results]"
+        );
     }
 
     #[test]

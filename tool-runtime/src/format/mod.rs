@@ -471,6 +471,18 @@ pub(crate) fn carry(content: &crate::Content) -> Carried<'_> {
 /// The content of a result as text, for formats whose results are text
 /// only: text documents are inlined, other blocks become a short note.
 pub(crate) fn text_only(result: &ToolResult) -> String {
+    text_beside(result, false)
+}
+
+/// As [`text_only`], for a format that sends the result's images and PDFs
+/// (`attached`) as parts of their own after the results: their notes say
+/// so instead of saying they cannot be shown.
+pub(crate) fn text_beside(result: &ToolResult, attached: bool) -> String {
+    let cannot = if attached {
+        "sent after the results"
+    } else {
+        "that this format cannot show"
+    };
     let parts: Vec<String> = result
         .content
         .iter()
@@ -481,9 +493,9 @@ pub(crate) fn text_only(result: &ToolResult) -> String {
                 title: Some(title),
             } => format!("{title}:\n{text}"),
             Carried::TextDocument { text, title: None } => text,
-            Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) that this format cannot show]"),
+            Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) {cannot}]"),
             Carried::Pdf { title, .. } => format!(
-                "[a PDF document{} that this format cannot show]",
+                "[a PDF document{} {cannot}]",
                 title.map(|t| format!(" \"{t}\"")).unwrap_or_default()
             ),
             Carried::Note(note) => note,
