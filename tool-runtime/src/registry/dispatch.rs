@@ -165,9 +165,9 @@ impl ToolRegistry {
         id: Option<String>,
         name: &str,
         arguments: Arguments<'_>,
-        origin: Origin<'_>,
+        external: Option<&Cancellation>,
+        strict_definitions: bool,
     ) -> Result<Started, Box<ToolResult>> {
-        let external = origin.external;
         if external.is_some_and(Cancellation::is_cancelled) {
             return Err(Box::new(not_started(name, id)));
         }
@@ -211,7 +211,7 @@ impl ToolRegistry {
         let mut finished = Finished::default();
         let finish_now = !self.has_sequential && !definition.is_sequential();
         let scope = CallScope::new(id.as_deref(), name, own.as_ref(), &self.states)
-            .with_null_as_absent(self.settings.null_is_absent || origin.strict_definitions)
+            .with_null_as_absent(self.settings.null_is_absent || strict_definitions)
             .with_coercions(lenient.then_some(&coerced))
             .with_finish_now(finish_now.then_some(&finished));
 
@@ -293,8 +293,12 @@ impl ToolRegistry {
         arguments: Arguments<'_>,
         origin: Origin<'_>,
     ) -> ToolResult {
-        let Origin { external, made, .. } = origin;
-        let mut result = match self.start(id, &name, arguments, origin) {
+        let Origin {
+            external,
+            made,
+            strict_definitions,
+        } = origin;
+        let mut result = match self.start(id, &name, arguments, external, strict_definitions) {
             Err(refused) => *refused,
             Ok(started) => 'run: {
                 let Started {
