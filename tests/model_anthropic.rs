@@ -753,11 +753,18 @@ fn tool_use_stream(blocks: Vec<Value>) -> Reply {
 
 /// As [`tool_use_stream`], stopping for `stop_reason`.
 fn stream_stopping(blocks: Vec<Value>, stop_reason: &str) -> Reply {
+    stream_stopping_then(blocks, stop_reason, Vec::new())
+}
+
+/// As [`stream_stopping`], with `after` between the `message_delta` and the
+/// `message_stop`.
+fn stream_stopping_then(blocks: Vec<Value>, stop_reason: &str, after: Vec<Value>) -> Reply {
     let mut events = vec![
         json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
     ];
     events.extend(blocks);
     events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+    events.extend(after);
     events.push(json!({"type": "message_stop"}));
     Reply::sse(
         events
@@ -854,14 +861,19 @@ async fn streamed_input_sent_whole_in_the_block_start_is_the_input() {
 /// The API ends the open block before it says the turn was cut off: a
 /// tool_use cut before any of its input streamed must not start early on
 /// its start's empty input (a tool of optional parameters would run on its
-/// defaults). The complete call before it starts as usual.
+/// defaults). The complete call before it starts as usual. A delta of
+/// usage only (`stop_reason: null`), before or after the one that says
+/// why the turn stopped, changes neither.
 #[tokio::test]
 async fn a_call_cut_off_before_its_input_never_starts() {
+    let usage_only = json!({"type": "message_delta", "delta": {"stop_reason": null, "stop_sequence": null}, "usage": {"output_tokens": 5}});
     for (stop_reason, expected) in [("max_tokens", StopReason::MaxTokens), ("refusal", StopReason::Refusal)] {
         let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
         blocks.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "greet", "input": {}}}));
         blocks.push(json!({"type": "content_block_stop", "index": 1}));
-        let server = Server::start(vec![stream_stopping(blocks, stop_reason)], false).await;
+        blocks.push(usage_only.clone());
+        let reply = stream_stopping_then(blocks, stop_reason, vec![usage_only.clone()]);
+        let server = Server::start(vec![reply], false).await;
         let started = Arc::new(Mutex::new(Vec::new()));
         let seen = started.clone();
         let outcome = Agent::new(client(&server, true), registry())

@@ -585,16 +585,21 @@ impl http::StreamReader for StreamState {
             }
             "message_delta" => {
                 let delta = &data["delta"];
-                let stop = stop_reason(delta["stop_reason"].as_str(), delta["stop_sequence"].as_str());
-                // A call cut off with its turn (or held in a turn that
-                // stopped for a reason not known) never starts early; the
-                // loop answers it from the whole message.
-                if stop.interrupts() {
-                    self.held = None;
-                } else {
-                    self.release(events);
+                // A delta of usage only (`stop_reason: null`) says nothing
+                // of how the turn ends: only one with a reason may release
+                // a held call or set the stop.
+                if let Some(reason) = delta["stop_reason"].as_str() {
+                    let stop = stop_reason(Some(reason), delta["stop_sequence"].as_str());
+                    // A call cut off with its turn (or held in a turn that
+                    // stopped for a reason not known) never starts early;
+                    // the loop answers it from the whole message.
+                    if stop.interrupts() {
+                        self.held = None;
+                    } else {
+                        self.release(events);
+                    }
+                    self.stop = Some(stop);
                 }
-                self.stop = Some(stop);
                 usage(&data["usage"], &mut self.usage);
             }
             "message_stop" => {
