@@ -110,6 +110,41 @@ async fn a_turn_whose_calls_share_an_id_is_a_malformed_response() {
     assert_eq!(COUNTED.load(std::sync::atomic::Ordering::SeqCst), 0, "no call ran");
 }
 
+/// Counts its calls, for the test below only.
+#[tool]
+async fn tallied() -> String {
+    TALLIED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "tallied".into()
+}
+
+static TALLIED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Streams one call without an id, then takes its time (a paused clock:
+/// until nothing else can run) before the whole message comes.
+struct IdlessThenSlow;
+
+impl Model for IdlessThenSlow {
+    fn respond<'a>(&'a self, _: ModelRequest<'a>, events: &'a mut (dyn FnMut(StreamEvent) + Send)) -> ModelFuture<'a> {
+        Box::pin(async move {
+            let call = ToolUse::new("", "tallied", json!({}));
+            events(StreamEvent::ToolUse(call.clone()));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Ok(ModelResponse::new(vec![Block::ToolUse(call)], ModelStop::ToolUse))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_streamed_call_without_an_id_never_starts_early() {
+    let mut registry = registry();
+    registry.register(Tallied).unwrap();
+    let outcome = Agent::new(IdlessThenSlow, registry).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.map(|e| e.kind()), Some(ModelErrorKind::MalformedResponse));
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(TALLIED.load(std::sync::atomic::Ordering::SeqCst), 0, "the call ran");
+}
+
 #[tokio::test]
 async fn pause_turn_sends_the_assistant_message_back() {
     let model = Arc::new(Scripted::new([

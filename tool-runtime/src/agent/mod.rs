@@ -447,7 +447,9 @@ impl<M: Model> Agent<M> {
                     StreamEvent::Thinking(text) => self.emit(&AgentEvent::Thinking(text)),
                     StreamEvent::ThinkingDone(block) => started.thinking.push(block),
                     StreamEvent::ToolUse(call) => {
-                        if self.early_start && !started.contains(&call.id) {
+                        // A call without an id could never be answered: the
+                        // whole message is refused, so it must not run.
+                        if self.early_start && !call.id.is_empty() && !started.contains(&call.id) {
                             started.insert(self.start(call, &context, cancellation));
                         }
                     }
