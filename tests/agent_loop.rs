@@ -819,6 +819,39 @@ async fn a_resumed_run_keeps_the_budget_and_the_failures_in_a_row() {
     assert_transcript_valid(&resumed.transcript);
 }
 
+/// A call started from the stream and deferred, in a turn then cut off:
+/// once resumed, the run ends as the cut-off turn did, without asking the
+/// model again, and the state that says so survives a save.
+#[tokio::test]
+async fn a_deferred_call_of_a_cut_off_turn_resumes_into_the_cut_off_ending() {
+    use tool_runtime::ToolCall;
+    use tool_runtime::agent::Approval;
+
+    for (stop, expected) in [
+        (ModelStop::MaxTokens, StopReason::MaxTokens),
+        (ModelStop::Refusal, StopReason::Refusal),
+        (ModelStop::Other("new_reason".into()), StopReason::ModelError),
+    ] {
+        let mut turn = calls(&[("t1", "add", json!({"a": 1, "b": 2}))]);
+        turn.stop = stop.clone();
+        let model = Arc::new(Scripted::new([turn, text("Asked again", ModelStop::EndTurn)]));
+        let agent = Agent::new(model.clone(), registry()).approver(|_: &ToolCall| Approval::Defer);
+        let outcome = agent.run("Add").await;
+        assert_eq!(outcome.stop, StopReason::Deferred, "{stop:?}");
+        let deferred = outcome.deferred.unwrap();
+        let deferred: tool_runtime::agent::Deferred =
+            serde_json::from_str(&serde_json::to_string(&deferred).unwrap()).unwrap();
+        let approved = tool_runtime::ToolResult::new("add", Some("t1".into()), tool_runtime::ToolOutput::text("3"));
+        let resumed = agent
+            .resume(outcome.transcript, deferred, [approved], &Cancellation::new())
+            .await;
+        assert_eq!(resumed.stop, expected, "{stop:?}");
+        assert_eq!(resumed.error.is_some(), expected == StopReason::ModelError, "{stop:?}");
+        assert_eq!(model.requests().len(), 1, "{stop:?}: the model was asked again");
+        assert_transcript_valid(&resumed.transcript);
+    }
+}
+
 /// With a filter, a call of a name the turn did not offer (misspelt, or
 /// unknown) is answered with the offered tools only: the answer never
 /// names, or suggests, a tool the run keeps from the model.

@@ -252,6 +252,14 @@ impl<M: Model> Agent<M> {
         }
         transcript.push(Message::new(Role::User, content));
         state.transcript = transcript;
+        // A turn cut off ends the run once its calls are answered, as it
+        // would have without the deferral.
+        if let Some(stop) = &deferred.cut_off {
+            let (stop, error) = cut_off_ending(stop);
+            let mut outcome = state.end(stop);
+            outcome.error = error;
+            return outcome;
+        }
         self.drive(state, cancellation).await
     }
 
@@ -567,16 +575,17 @@ impl<M: Model> Agent<M> {
                 }
             }
             if results.iter().any(|s| matches!(s, Slot::Pending(_))) {
-                self.emit(&AgentEvent::TurnFinished {
-                    turn,
-                    stop: response.stop,
-                });
                 let deferred = Deferred {
                     slots: results,
                     turns: state.turns,
                     usage: state.usage,
                     consecutive: std::mem::take(&mut state.consecutive),
+                    cut_off: cut_off.then(|| response.stop.clone()),
                 };
+                self.emit(&AgentEvent::TurnFinished {
+                    turn,
+                    stop: response.stop,
+                });
                 let mut outcome = state.end(StopReason::Deferred);
                 outcome.deferred = Some(deferred);
                 return outcome;

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Message, ModelError, ToolResultBlock, ToolUse, Usage};
+use crate::model::{Message, ModelError, ModelStop, ToolResultBlock, ToolUse, Usage};
 
 /// Why a run stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +110,11 @@ pub struct Deferred {
     /// where an uninterrupted one would.
     #[serde(default)]
     pub(crate) consecutive: BTreeMap<String, usize>,
+    /// How the deferred turn was cut off (`max_tokens`, a refusal, a
+    /// reason not known), if it was: once its calls are answered, the run
+    /// ends as that turn did, without asking the model again.
+    #[serde(default)]
+    pub(crate) cut_off: Option<ModelStop>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
