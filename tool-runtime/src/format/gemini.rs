@@ -11,6 +11,7 @@ use super::strict::move_keywords;
 use super::{Carried, FormatError, FormatErrorKind, carry, check_call_ids, check_only_first_has_calls, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::result::ToolResult;
+use crate::text::clip;
 use crate::tool::ToolDefinition;
 
 /// `{name, description, parameters?}`; a tool without parameters has no
@@ -362,7 +363,7 @@ pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
         if !seen.insert(id) {
             return Err(FormatError::new(
                 FormatErrorKind::DuplicateId,
-                format!("two results answer the call id `{id}`"),
+                format!("two results answer the call id `{}`", clip(id)),
             ));
         }
     }

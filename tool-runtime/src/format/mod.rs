@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::result::ToolResult;
 use crate::schema::Schema;
+use crate::text::clip;
 use crate::tool::ToolDefinition;
 
 pub mod anthropic;
@@ -387,7 +388,7 @@ where
     if !seen.insert(S::from(id)) {
         return Err(FormatError::new(
             FormatErrorKind::DuplicateId,
-            format!("the tool call id `{id}` appears twice"),
+            format!("the tool call id `{}` appears twice", clip(id)),
         ));
     }
     Ok(())
@@ -414,7 +415,7 @@ pub(crate) fn result_ids(results: &[ToolResult]) -> Result<Vec<&str>, FormatErro
         if !seen.insert(*id) {
             return Err(FormatError::new(
                 FormatErrorKind::DuplicateId,
-                format!("two results answer the call id `{id}`"),
+                format!("two results answer the call id `{}`", clip(id)),
             ));
         }
     }
@@ -521,6 +522,12 @@ mod tests {
         assert!(twice.to_string().contains("`a`"), "{twice}");
         let none = ToolResult::failure("t", None, Outcome::ToolFailed, String::new());
         assert_eq!(result_ids(&[none]).unwrap_err().kind(), FormatErrorKind::MissingId);
+        // An id quoted in an error is cut, however long it came.
+        let long = "i".repeat(100_000);
+        let twice = result_ids(&[result(&long), result(&long)]).unwrap_err();
+        assert!(twice.to_string().len() < 200, "{twice}");
+        let calls = check_call_ids([long.as_str(), long.as_str()].into_iter()).unwrap_err();
+        assert!(calls.to_string().len() < 200, "{calls}");
     }
 
     #[test]

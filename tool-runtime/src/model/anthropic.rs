@@ -18,6 +18,7 @@ use super::{
 };
 use crate::format::{Format, call_id_and_name, check_call_id};
 use crate::sse::SseEvent;
+use crate::text::clip;
 
 /// The API version sent in `anthropic-version`.
 pub const API_VERSION: &str = "2023-06-01";
@@ -649,7 +650,9 @@ impl StreamState {
             .find(|(_, block)| matches!(block, Partial::ToolUse { .. }))
         {
             return Err(malformed(format!(
-                "the tool_use block {index} (`{name}`, id `{id}`) had no content_block_stop before message_stop"
+                "the tool_use block {index} (`{}`, id `{}`) had no content_block_stop before message_stop",
+                clip(name),
+                clip(id)
             )));
         }
         // Text whose block never ended was shown as it streamed: it stays
