@@ -412,6 +412,52 @@ async fn mounts_a_python_server_over_http(transport: &str, key: &str) {
     }
     assert!(!back.is_error, "{}", back.text());
     assert!(back.text().contains("2 int"), "{}", back.text());
+    // The server started again with its first set of tools (the one it
+    // changed is gone with it): the mount lists them again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while registry.get("py__doomed").is_none() || registry.get("py__extra").is_some() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the restarted server's tools are listed again within 30 s: {:?}",
+            registry.names()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A server over streamable HTTP that restarts between two calls no longer
+/// knows the session: the call that finds out says the server was
+/// reconnected and that the call can be made again (the server refused it
+/// unread), and the restarted server's tools are listed again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_http_server_is_reconnected_and_listed_again() {
+    let python = python();
+    let port = free_port();
+    let mut server = HttpServer::start(&python, "http", port);
+    let config = json!({"mcpServers": {"py": {"type": "http", "url": server.url()}}});
+    let (registry, _mounts) = mount(config).await;
+    list_changed_checks(&registry, &_mounts).await;
+    server.kill();
+    let _server = HttpServer::start(&python, "http", port);
+    let found = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    let text = found.text();
+    assert!(found.is_error, "{text}");
+    assert!(
+        text.contains("MCP server `py`") && text.contains("reconnected"),
+        "{text}"
+    );
+    assert!(text.contains("can be made again"), "{text}");
+    let again = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
+    assert!(!again.is_error, "{}", again.text());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while registry.get("py__doomed").is_none() || registry.get("py__extra").is_some() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the restarted server's tools are listed again within 30 s: {:?}",
+            registry.names()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,7 +14,7 @@
 //! a block of a later revision) does not fail the listing or the call.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
@@ -253,6 +253,9 @@ pub(crate) struct Connection {
     version: std::sync::Mutex<Option<String>>,
     /// [`McpMounts::close`] ended it: no connection is made again.
     closed: AtomicBool,
+    /// Counts the connections made, so a call that failed on one replaces
+    /// only that one, never the next another call made meanwhile.
+    generation: AtomicU64,
 }
 
 impl std::fmt::Debug for Connection {
@@ -298,6 +301,7 @@ impl Connection {
             refreshing: Mutex::new(()),
             group: OnceLock::new(),
             version: std::sync::Mutex::default(),
+            generation: AtomicU64::new(0),
             closed: AtomicBool::new(false),
         }
     }
@@ -486,6 +490,11 @@ impl Connection {
     /// A live peer: the current one, or a new connection when there is none
     /// or it closed.
     async fn peer(&self) -> Result<Peer<RoleClient>, McpError> {
+        self.numbered_peer().await.map(|(peer, _)| peer)
+    }
+
+    /// [`peer`](Self::peer), with the number of its connection.
+    async fn numbered_peer(&self) -> Result<(Peer<RoleClient>, u64), McpError> {
         let mut client = self.client.lock().await;
         if self.closed.load(Ordering::SeqCst) {
             return Err(McpError::config(format!("server `{}` was closed", self.name)));
@@ -493,7 +502,7 @@ impl Connection {
         if let Some(running) = client.as_ref()
             && !running.is_transport_closed()
         {
-            return Ok(running.peer().clone());
+            return Ok((running.peer().clone(), self.generation.load(Ordering::SeqCst)));
         }
         *client = None;
         let limit = self.naming.connect_timeout;
@@ -508,11 +517,12 @@ impl Connection {
         *self.lock_version() = peer.peer_info().map(|info| info.protocol_version.to_string());
         let reconnected = self.connected.swap(true, Ordering::SeqCst);
         *client = Some(running);
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
         // A restarted server may offer other tools.
         if reconnected {
             self.tools_changed();
         }
-        Ok(peer)
+        Ok((peer, generation))
     }
 
     async fn connect(&self) -> Result<RunningService<RoleClient, Listener>, McpError> {
@@ -582,7 +592,12 @@ impl Connection {
             let (key, value) = header(name, key, value)?;
             custom.insert(key, value);
         }
-        let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        // A session the server no longer knows (it restarted) fails the
+        // call, rather than being opened again unseen: the connection is
+        // then replaced here, and the restarted server's tools listed again.
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(custom)
+            .reinit_on_expired_session(false);
         if let Some(token) = bearer {
             config = config.auth_header(token);
         }
@@ -630,8 +645,8 @@ impl Connection {
                 .reconnected("exited or dropped the connection since the last call", false)
                 .await;
         }
-        let peer = match self.peer().await {
-            Ok(peer) => peer,
+        let (peer, generation) = match self.numbered_peer().await {
+            Ok(numbered) => numbered,
             Err(e) => return ToolOutput::error(format!("The MCP server `{}` is not reachable: {e}", self.name)),
         };
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
@@ -665,6 +680,15 @@ impl Connection {
                     // It may have done the work before it died.
                     self.reconnected(&format!("failed during the call of `{tool}` ({e})"), true)
                         .await
+                } else if self.drop_if_unreachable(generation, &e).await {
+                    // A session it no longer knows was refused unread.
+                    if session_expired(&e) {
+                        self.reconnected("restarted since the last call (it no longer knew the session)", false)
+                            .await
+                    } else {
+                        self.reconnected(&format!("could not be reached for the call of `{tool}` ({e})"), true)
+                            .await
+                    }
                 } else {
                     ToolOutput::error(format!(
                         "The call of `{tool}` on the MCP server `{}` failed: {e}. The tool may have run.",
@@ -684,6 +708,26 @@ impl Connection {
             client.take();
         }
         closed
+    }
+
+    /// Drops connection number `generation` after a call on it failed in
+    /// its transport: over HTTP a connection stays open when its server is
+    /// gone (each request is an exchange of its own), so a request that
+    /// could not be sent, or a session the server no longer knows, is how
+    /// a server that exited or restarted shows. Not over stdio, whose end
+    /// [`drop_if_closed`](Self::drop_if_closed) sees, nor when another call
+    /// has replaced the connection already; whether it was dropped.
+    async fn drop_if_unreachable(&self, generation: u64, error: &ServiceError) -> bool {
+        let transport_failed = matches!(error, ServiceError::TransportSend(_) | ServiceError::TransportClosed);
+        if matches!(self.entry, ServerEntry::Stdio { .. }) || !transport_failed {
+            return false;
+        }
+        let mut client = self.client.lock().await;
+        if client.is_none() || self.generation.load(Ordering::SeqCst) != generation {
+            return false;
+        }
+        client.take();
+        true
     }
 
     /// The error result of a call that found the server gone, after one
@@ -771,6 +815,26 @@ fn header(name: &str, key: &str, value: &str) -> Result<(axum::http::HeaderName,
     let parsed_key = axum::http::HeaderName::try_from(key).map_err(|e| invalid(e.to_string()))?;
     let parsed_value = axum::http::HeaderValue::try_from(value).map_err(|e| invalid(e.to_string()))?;
     Ok((parsed_key, parsed_value))
+}
+
+/// Whether a call failed because the server no longer knew its session
+/// (it answered 404: it restarted, or let the session expire), which it
+/// refuses before reading the request.
+fn session_expired(error: &ServiceError) -> bool {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let ServiceError::TransportSend(sent) = error else {
+        return false;
+    };
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*sent.error);
+    while let Some(error) = cause {
+        if let Some(StreamableHttpError::SessionExpired) =
+            error.downcast_ref::<StreamableHttpError<mcp_reqwest::Error>>()
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// The HTTP client of an `http` or `sse` server at `url`: plain `http://`, or
