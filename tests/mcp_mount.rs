@@ -675,6 +675,15 @@ LISTS = {
         tool("task_only", execution={"taskSupport": "required"}),
         tool("task_optional", execution={"taskSupport": "optional"}),
     ],
+    "shaped": [
+        tool("listed", outputSchema={"type": "array", "items": {"type": "string"}}),
+        tool("counted", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}}),
+        tool("maybe", inputSchema={"type": "object", "properties": {
+            "n": {"anyOf": [{"type": "integer"}, {"type": "null", "description": "none"}]},
+            "m": {"anyOf": [{"const": None}, {"type": "integer"}]},
+            "k": {"oneOf": [{"type": "integer"}, {"enum": [None]}]},
+        }}),
+    ],
     "names": [
         tool("read.file"),
         tool("read_file"),
@@ -709,6 +718,10 @@ for line in sys.stdin.buffer:
             page = {"tools": [tool("t%d" % (cursor * 100 + i)) for i in range(100)]}
             if cursor < 19:
                 page["nextCursor"] = str(cursor + 1)
+        if mode == "shaped":
+            page["nextCursor"] = ""
+        if mode == "looping":
+            page["nextCursor"] = "again"
         send({"id": id_, "result": page})
         if mode == "relist_crashes":
             send(CHANGED)
@@ -742,6 +755,19 @@ async fn a_server_that_pages_for_ever_is_a_clear_error() {
     let (config, _log) = odd_server("endless");
     let error = mount_error(config).await;
     assert!(error.contains("still a next page after 100 pages"), "{error}");
+}
+
+/// A server whose pages lead back to one read before is a clear error,
+/// found at once rather than after the page limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_that_loops_is_a_clear_error() {
+    let (config, log) = raw_server("looping");
+    let error = mount_error(config).await;
+    assert!(
+        error.contains("the cursor of an earlier page was sent again"),
+        "{error}"
+    );
+    assert_eq!(log.count("tools/list"), 2);
 }
 
 /// What one server can put before the model is bounded: at most 1,000
@@ -955,6 +981,51 @@ async fn names_alike_once_cleaned_stay_apart_and_a_repeated_tool_is_left_out() {
     }
     called.sort_unstable();
     assert_eq!(called, ["dup", "read.file", "read_file", "写文件", "读文件"]);
+    mounts.close().await;
+}
+
+/// A listing whose last page names the cursor `""` ends there; an output
+/// schema of no object is left out (MCP's describe objects); a `null`
+/// member of a union, however it is written, makes the parameter
+/// optional and leaves the other member's coercions to the binder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listed_shapes_are_read_as_the_spec_means_them() {
+    let (config, log) = raw_server("shaped");
+    let (registry, mounts) = mounted(config).await;
+    assert_eq!(
+        log.count("tools/list"),
+        1,
+        "no page after the one naming the cursor \"\""
+    );
+    let definitions = registry.definitions(Format::Mcp, &Selection::all()).to_json();
+    let output = |name: &str| {
+        let tool = definitions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        tool.get("outputSchema").cloned()
+    };
+    assert_eq!(output("raw__listed"), None);
+    assert_eq!(output("raw__counted").map(|s| s["type"].clone()), Some(json!("object")));
+    let result = registry.call("raw__maybe", json!({"n": "4", "m": "5", "k": "6"})).await;
+    assert!(!result.is_error, "{}", result.text());
+    let mut codes = result.warning_codes();
+    codes.sort_unstable();
+    assert_eq!(
+        codes,
+        [
+            "string_literal_converted_to_integer:k",
+            "string_literal_converted_to_integer:m",
+            "string_literal_converted_to_integer:n"
+        ]
+    );
+    let anthropic = serde_json::to_string(&registry.definitions(Format::Anthropic, &Selection::all())).unwrap();
+    assert!(
+        !anthropic.contains("anyOf") && !anthropic.contains("oneOf"),
+        "{anthropic}"
+    );
     mounts.close().await;
 }
 

@@ -390,6 +390,7 @@ impl Connection {
         let all = async {
             let mut tools: Vec<Value> = Vec::new();
             let mut cursor = None;
+            let mut cursors = std::collections::HashSet::new();
             for _ in 0..MAX_LIST_PAGES {
                 let params = PaginatedRequestParams::default().with_cursor(cursor);
                 let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
@@ -405,7 +406,15 @@ impl Connection {
                 let Some(listed) = page.get("tools").and_then(Value::as_array) else {
                     return Err(McpError::peer(format!("{context}: the answer has no list of tools")));
                 };
-                cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+                // An empty cursor is none (some servers send `""` on the last
+                // page); one the server sent before would list a page again.
+                let next = page.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty());
+                if next.is_some_and(|next| !cursors.insert(next.to_owned())) {
+                    return Err(McpError::peer(format!(
+                        "{context}: the cursor of an earlier page was sent again"
+                    )));
+                }
+                cursor = next.map(str::to_owned);
                 let (mut unreadable, mut over) = (0, 0);
                 for info in listed {
                     if tools.len() == MAX_SERVER_TOOLS {
@@ -966,7 +975,9 @@ impl RemoteTool {
             open_world: hints["openWorldHint"].as_bool(),
         };
         let description = info["description"].as_str().unwrap_or_default().to_owned();
-        let output_schema = info.get("outputSchema").filter(|s| s.is_object()).cloned();
+        // MCP's output schemas describe objects; any other would make a
+        // strict client refuse the whole listing that passes it on.
+        let output_schema = info.get("outputSchema").filter(|s| s["type"] == "object").cloned();
         let rejects_unknown = imported.params.rejects_unknown;
         let definition = ToolDefinition::new(local, description, imported.params.fields)
             .with_other_params(imported.params.others)

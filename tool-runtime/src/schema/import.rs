@@ -1149,9 +1149,31 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
     make_nullable(node);
 }
 
-/// `{"type": "null"}`, the schema of `null` alone.
+/// A schema of `null` alone: `{"type": "null"}` (or `["null"]`), `{"const":
+/// null}` or `{"enum": [null]}`, with annotations beside it
+/// (`description`, `title`, ...) but no other keyword.
 fn is_null_schema(member: &Value) -> bool {
-    member.get("type") == Some(&Value::from("null")) && member.as_object().is_some_and(|o| o.len() == 1)
+    const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "default", "deprecated"];
+    let Some(object) = member.as_object() else {
+        return false;
+    };
+    let mut null_only = false;
+    for (key, value) in object {
+        let says_null = match key.as_str() {
+            "type" => value == "null" || *value == Value::Array(vec![Value::from("null")]),
+            "const" => value.is_null(),
+            "enum" => value
+                .as_array()
+                .is_some_and(|values| values.iter().all(Value::is_null) && !values.is_empty()),
+            key if ANNOTATIONS.contains(&key) => continue,
+            _ => return false,
+        };
+        if !says_null {
+            return false;
+        }
+        null_only = true;
+    }
+    null_only
 }
 
 #[cfg(test)]
