@@ -586,6 +586,7 @@ const SCHEMA_KEYWORDS: &[&str] = &[
     "unevaluatedItems",
     "unevaluatedProperties",
     "additionalItems",
+    "contentSchema",
 ];
 
 /// Keywords whose value is a list of schemas (`items` too, in the tuple
@@ -1059,8 +1060,23 @@ fn merge_property(merged: &mut Map<String, Value>, name: &str, schema: &Value) {
     }
 }
 
+/// Keys left out of an imported node: they name or point into `$defs`,
+/// which are dropped once inlined (a dynamic reference is not followed: its
+/// node takes any value, and the server still checks it).
 fn is_dropped(key: &str) -> bool {
-    matches!(key, "$schema" | "$defs" | "definitions" | "title" | "$id" | "$comment")
+    matches!(
+        key,
+        "$schema"
+            | "$defs"
+            | "definitions"
+            | "title"
+            | "$id"
+            | "$comment"
+            | "$dynamicRef"
+            | "$dynamicAnchor"
+            | "$recursiveRef"
+            | "$recursiveAnchor"
+    )
 }
 
 /// Only the description of a node, for a part that cannot be inlined.
@@ -1616,6 +1632,24 @@ mod tests {
         let (_, warnings, errors) = bind(&imported, json!({"b": 9, "c": "x"}));
         assert_eq!(errors, ["out_of_range:b", "unsupported_integer_literal:c"]);
         assert!(warnings.is_empty(), "not unknown: {warnings:?}");
+    }
+
+    #[test]
+    fn no_reference_into_the_dropped_defs_is_left() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "doc": {"type": "string", "contentMediaType": "application/json", "contentSchema": {"$ref": "#/$defs/Doc"}},
+                "tree": {"$dynamicRef": "#node", "description": "A tree"},
+            },
+            "$defs": {"Doc": {"type": "object"}},
+        });
+        let imported = import_input_schema(&schema).schema.to_string();
+        assert!(
+            !imported.contains("$ref") && !imported.contains("$dynamicRef"),
+            "{imported}"
+        );
+        assert!(imported.contains("A tree"), "{imported}");
     }
 
     #[test]
