@@ -221,11 +221,8 @@ async fn results_that_cannot_answer_their_calls_are_a_clear_error() {
 fn a_call_without_an_id_is_missing_id_and_one_without_a_name_malformed() {
     type Parse = fn(&serde_json::Value) -> Result<Vec<tool_runtime::ToolCall>, tool_runtime::format::FormatError>;
     // Each parser, with a message of one call made from (id, name).
-    let parsers: [(
-        &str,
-        Parse,
-        fn(serde_json::Value, serde_json::Value) -> serde_json::Value,
-    ); 3] = [
+    type Message = fn(serde_json::Value, serde_json::Value) -> serde_json::Value;
+    let parsers: [(&str, Parse, Message); 3] = [
         (
             "anthropic",
             anthropic::tool_calls,
