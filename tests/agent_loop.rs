@@ -7,7 +7,7 @@ mod agent_support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_support::{assert_transcript_valid, registry};
+use agent_support::{Repeat, assert_transcript_valid, registry};
 use serde_json::json;
 use tool_runtime::agent::{Agent, AgentEvent, StopReason, event_channel};
 use tool_runtime::model::{
@@ -900,16 +900,6 @@ async fn a_dropped_run_tells_its_tools_to_stop() {
     let given_up = tokio::time::timeout(Duration::from_millis(200), agent.run("Watch")).await;
     assert!(given_up.is_err(), "the run was still going");
     assert!(told_to_stop("dropped").await);
-}
-
-/// Repeats a text.
-#[tool]
-async fn repeat(
-    #[param(description = "The text")] text: String,
-    #[param(description = "How often", default = 2, min = 1)] times: u32,
-    #[param(description = "Put between the copies")] separator: Option<String>,
-) -> String {
-    vec![text; times as usize].join(&separator.unwrap_or_default())
 }
 
 /// The result text and the warnings and errors of one call sent with

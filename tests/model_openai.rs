@@ -621,16 +621,6 @@ async fn a_stream_cut_after_its_finish_reason_keeps_the_turn() {
     assert_eq!(server.requests().len(), 1);
 }
 
-/// Repeats a text.
-#[tool_runtime::tool]
-async fn repeat(
-    #[param(description = "The text")] text: String,
-    #[param(description = "How often", default = 2, min = 1)] times: u32,
-    #[param(description = "Put between the copies")] separator: Option<String>,
-) -> String {
-    vec![text; times as usize].join(&separator.unwrap_or_default())
-}
-
 #[tokio::test]
 async fn with_strict_tools_the_nulls_the_model_sends_for_unset_parameters_mean_not_given() {
     for strict in [true, false] {

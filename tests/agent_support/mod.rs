@@ -437,6 +437,16 @@ pub async fn broken(#[param(description = "Anything")] input: Option<String>) ->
     Err(ToolError::new(format!("broken cannot handle {input:?}")))
 }
 
+/// Repeats a text: a tool with a defaulted and an optional parameter.
+#[tool]
+pub async fn repeat(
+    #[param(description = "The text")] text: String,
+    #[param(description = "How often", default = 2, min = 1)] times: u32,
+    #[param(description = "Put between the copies")] separator: Option<String>,
+) -> String {
+    vec![text; times as usize].join(&separator.unwrap_or_default())
+}
+
 /// Waits until the call is cancelled.
 #[tool]
 pub async fn wait_forever(ctx: ToolContext) -> String {
