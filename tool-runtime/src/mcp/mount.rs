@@ -692,8 +692,9 @@ impl Connection {
                 } else if self.drop_if_unreachable(generation, &e).await {
                     // A session it no longer knows was refused unread.
                     if session_expired(&e) {
-                        self.reconnected("restarted since the last call (it no longer knew the session)", false)
-                            .await
+                        let what =
+                            "no longer knew the session of the last call (it restarted, or let the session expire)";
+                        self.reconnected(what, false).await
                     } else {
                         self.reconnected(&format!("could not be reached for the call of `{tool}` ({e})"), true)
                             .await
