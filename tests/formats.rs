@@ -353,6 +353,10 @@ async fn gemini_round_trip() {
         parts[0]["functionResponse"].get("id").is_none(),
         "no id was sent, none is returned"
     );
+    // Ids are optional, but two results must not answer one.
+    let call = tool_runtime::ToolCall::new("fail_loudly", json!({"reason": "y"})).with_id("c1");
+    let twice = registry.call_all([call.clone(), call]).await;
+    assert_eq!(gemini::reply(&twice).unwrap_err().kind(), FormatErrorKind::DuplicateId);
 }
 
 #[tokio::test]

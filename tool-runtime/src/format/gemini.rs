@@ -8,10 +8,11 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
-use super::{Carried, FormatError, FormatErrorKind, carry, check_call_ids, check_only_first_has_calls, tool_name};
+use super::{
+    Carried, FormatError, carry, check_call_ids, check_only_first_has_calls, check_result_ids_distinct, tool_name,
+};
 use crate::call::{CallArguments, ToolCall};
 use crate::result::ToolResult;
-use crate::text::clip;
 use crate::tool::ToolDefinition;
 
 /// `{name, description, parameters?}`; a tool without parameters has no
@@ -358,15 +359,7 @@ fn first_candidate_content(candidates: &Value) -> Result<&Value, FormatError> {
 /// returned; other blocks its text names. Ids, where given, must be
 /// distinct.
 pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
-    let mut seen = std::collections::HashSet::new();
-    for id in results.iter().filter_map(|r| r.call_id.as_deref()) {
-        if !seen.insert(id) {
-            return Err(FormatError::new(
-                FormatErrorKind::DuplicateId,
-                format!("two results answer the call id `{}`", clip(id)),
-            ));
-        }
-    }
+    check_result_ids_distinct(results.iter().filter_map(|r| r.call_id.as_deref()))?;
     let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
     // Only what Gemini takes inline: images of the common types and PDFs.
     // The others the response's text names (`text_beside`).

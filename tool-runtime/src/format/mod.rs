@@ -410,16 +410,22 @@ pub(crate) fn result_ids(results: &[ToolResult]) -> Result<Vec<&str>, FormatErro
         };
         ids.push(id);
     }
+    check_result_ids_distinct(ids.iter().copied())?;
+    Ok(ids)
+}
+
+/// Checks that no two results answer one call id.
+pub(crate) fn check_result_ids_distinct<'a>(ids: impl Iterator<Item = &'a str>) -> Result<(), FormatError> {
     let mut seen = HashSet::new();
-    for id in &ids {
-        if !seen.insert(*id) {
+    for id in ids {
+        if !seen.insert(id) {
             return Err(FormatError::new(
                 FormatErrorKind::DuplicateId,
                 format!("two results answer the call id `{}`", clip(id)),
             ));
         }
     }
-    Ok(ids)
+    Ok(())
 }
 
 /// How a content block travels to providers that take only common media
