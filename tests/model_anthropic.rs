@@ -365,7 +365,14 @@ async fn denied_and_disallowed_calls_are_answered_with_errors() {
         text.contains("`broken` is not available") && text.contains("`add`, `greet`, `wait_forever`"),
         "{text}"
     );
-    assert_eq!(blocks[2]["content"][0]["text"], "30");
+    // The transcript keeps the model's arguments, and the model reads the
+    // ones the call was made with before the result.
+    assert_eq!(requests[1].body["messages"][1]["content"][3]["input"], json!({"a": 1, "b": 2}));
+    assert_eq!(
+        blocks[2]["content"][0]["text"],
+        r#"The arguments of this call were changed before it was made; it was made with {"a":10,"b":20}."#
+    );
+    assert_eq!(blocks[2]["content"][1]["text"], "30");
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use crate::model::{ToolResultBlock, ToolUse};
 use crate::registry::HeldSlot;
 pub(crate) use crate::registry::Slots;
 use crate::result::Outcome;
-use crate::text::clip;
+use crate::text::{clip, clip_at};
 use crate::{CallArguments, Cancellation, Tool, ToolCall, ToolRegistry, ToolResult};
 
 /// The same call with arguments an approver chose.
@@ -18,6 +18,19 @@ pub(crate) fn with_arguments(mut call: ToolCall, arguments: Value) -> ToolCall {
     call.arguments = CallArguments::Json(arguments);
     call
 }
+
+/// What the model reads, before a call's result, when the approver
+/// changed its arguments: the arguments the call was made with, cut to a
+/// bounded length.
+pub(crate) fn changed_arguments_note(arguments: &Value) -> String {
+    format!(
+        "The arguments of this call were changed before it was made; it was made with {}.",
+        clip_at(&arguments.to_string(), CHANGED_ARGUMENTS_CHARS)
+    )
+}
+
+/// The most characters of changed arguments quoted back to the model.
+const CHANGED_ARGUMENTS_CHARS: usize = 1024;
 
 /// The arguments as JSON, for events.
 pub(crate) fn arguments_json(call: &ToolCall) -> Value {

@@ -15,7 +15,9 @@ pub enum Approval {
     Run,
     /// Do not run it; the model reads this message as an error result.
     Refuse(String),
-    /// Run it with these arguments instead.
+    /// Run it with these arguments instead. The transcript keeps the
+    /// model's own arguments; its result begins with a text block telling
+    /// the model the arguments the call was made with.
     Modify(Value),
     /// Do not decide now: the run stops with this call pending, and
     /// [`crate::agent::Agent::resume`] continues it once its result is known.

@@ -328,33 +328,44 @@ impl<M: Model> Agent<M> {
                     callback(&event);
                 }
             };
-            let finish = |result: ToolResult, duration: Duration| {
+            // `changed`: the note saying the approver changed the
+            // arguments. The transcript keeps the model's arguments; the
+            // model reads which ones the tool ran with before its result.
+            let finish = |result: ToolResult, duration: Duration, changed: Option<String>| {
                 emit(finished_event(&call, &result, duration));
-                Slot::Done(adapter::result_block(&call.id, &result))
+                let mut block = adapter::result_block(&call.id, &result);
+                if let Some(note) = changed {
+                    block.content.insert(0, serde_json::json!({"type": "text", "text": note}));
+                }
+                Slot::Done(block)
             };
             // The name is the model's: quoted cut to 64 characters.
             let quoted = clip(&call.name);
             if !permitted {
                 let text =
                     format!("The tool `{quoted}` is not available in this run. {available} Call one of them instead.");
-                return finish(adapter::not_run(&call, text, false), Duration::ZERO);
+                return finish(adapter::not_run(&call, text, false), Duration::ZERO, None);
             }
             let mut tool_call = ToolCall::from(&call);
+            let mut changed = None;
             if let Some(approver) = approver {
                 let decision = tokio::select! {
                     // A cancelled call is not put to the approver.
                     biased;
                     () = cancellation.cancelled() => {
                         let text = format!("The call of `{quoted}` was cancelled before it ran.");
-                        return finish(adapter::not_run(&call, text, true), Duration::ZERO);
+                        return finish(adapter::not_run(&call, text, true), Duration::ZERO, None);
                     }
                     decision = approver.approve(&tool_call) => decision,
                 };
                 match decision {
                     Approval::Run => {}
-                    Approval::Modify(arguments) => tool_call = adapter::with_arguments(tool_call, arguments),
+                    Approval::Modify(arguments) => {
+                        changed = Some(adapter::changed_arguments_note(&arguments));
+                        tool_call = adapter::with_arguments(tool_call, arguments);
+                    }
                     Approval::Refuse(message) => {
-                        return finish(adapter::not_run(&call, message, false), Duration::ZERO);
+                        return finish(adapter::not_run(&call, message, false), Duration::ZERO, None);
                     }
                     Approval::Defer => return Slot::Pending(call),
                 }
@@ -365,7 +376,7 @@ impl<M: Model> Agent<M> {
             let made = tokio::time::Instant::now();
             let _slot = match adapter::slot(&registry, &slots, &tool_call, made, &cancellation).await {
                 Ok(slot) => slot,
-                Err(not_started) => return finish(not_started, Duration::ZERO),
+                Err(not_started) => return finish(not_started, Duration::ZERO, None),
             };
             emit(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
@@ -374,7 +385,7 @@ impl<M: Model> Agent<M> {
             });
             let started = tokio::time::Instant::now();
             let result = adapter::run(&registry, tool_call, &cancellation, made, strict_definitions).await;
-            finish(result, started.elapsed())
+            finish(result, started.elapsed(), changed)
         };
         let handle = tokio::spawn(async move {
             let forward = async {
