@@ -46,6 +46,17 @@ async fn every_model_stop_reason_ends_the_run_as_documented() {
     }
 }
 
+#[tokio::test]
+async fn a_turn_stopped_for_tool_use_without_a_call_is_a_malformed_response() {
+    let outcome = Agent::new(Scripted::new([text("Let me look.", ModelStop::ToolUse)]), registry())
+        .run("Hi")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_eq!(outcome.error.map(|e| e.kind()), Some(ModelErrorKind::MalformedResponse));
+    assert_eq!(outcome.text, "Let me look.");
+    assert_transcript_valid(&outcome.transcript);
+}
+
 /// Counts its calls.
 #[tool]
 async fn counted(#[param(description = "Anything")] _x: Option<String>) -> String {

@@ -527,6 +527,17 @@ impl<M: Model> Agent<M> {
                     turn,
                     stop: response.stop.clone(),
                 });
+                // A turn that stopped to use tools and holds none lost its
+                // calls (a server whose tool-call parser failed, say): not a
+                // finished turn.
+                if response.stop == ModelStop::ToolUse {
+                    let mut outcome = state.end(StopReason::ModelError);
+                    outcome.error = Some(ModelError::new(
+                        ModelErrorKind::MalformedResponse,
+                        "the model's turn stopped to use tools but holds no tool call",
+                    ));
+                    return outcome;
+                }
                 let stop = match response.stop {
                     ModelStop::PauseTurn => continue,
                     ModelStop::MaxTokens | ModelStop::ContextWindowExceeded => StopReason::MaxTokens,

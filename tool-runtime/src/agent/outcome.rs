@@ -39,7 +39,8 @@ pub enum StopReason {
     Cancelled,
     /// The model call failed, or its answer could not be acted on (calls
     /// with ids missing or repeated, a turn of calls that stopped for a
-    /// reason this crate does not know); see [`Outcome::error`]. Calls a
+    /// reason this crate does not know, a turn that stopped to use tools
+    /// but holds no call); see [`Outcome::error`]. Calls a
     /// stream had started before are in the transcript with their results.
     ModelError,
 }

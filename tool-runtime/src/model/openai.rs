@@ -470,7 +470,12 @@ impl StreamState {
                 "a choice after the first holds tool calls, which would be lost",
             ));
         }
-        let delta = &choice["delta"];
+        // Some servers send a chunk's content as `message`, as in a whole
+        // completion: read as the delta, so no call in it is lost.
+        let delta = match choice.get("delta").filter(|d| !d.is_null()) {
+            Some(delta) => delta,
+            None => &choice["message"],
+        };
         // As the whole-response parser: a call of the deprecated form is an
         // error, never lost.
         crate::format::openai::check_no_function_call(delta).map_err(|e| malformed(e.to_string()))?;
@@ -736,6 +741,19 @@ mod tests {
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
         ]);
         assert_eq!(events.len(), 1, "a turn that ends well reports its last call");
+    }
+
+    #[test]
+    fn a_chunk_sent_as_a_message_is_read_as_its_delta() {
+        let (events, response) = run(&[json!({"choices": [{"index": 0, "message": {
+            "role": "assistant",
+            "content": "Writing.",
+            "tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "write", "arguments": "{}"}}],
+        }, "finish_reason": "tool_calls"}]})]);
+        assert_eq!(started(&events), ["c1"]);
+        let response = response.unwrap();
+        assert_eq!(response.stop, ModelStop::ToolUse);
+        assert_eq!(response.content.len(), 2, "{:?}", response.content);
     }
 
     #[test]
