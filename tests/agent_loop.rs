@@ -716,6 +716,50 @@ async fn a_streamed_call_that_changed_runs_as_the_message_holds_it() {
     assert_eq!(results[0].to_text(), "4");
 }
 
+/// Counts its calls, for the test below only.
+#[tool]
+async fn spaced(#[param(description = "Anything")] x: String) -> String {
+    SPACED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    x
+}
+
+static SPACED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Streams a call as compact text, then takes its time (a paused clock:
+/// until the call has run) before the whole message holds it spaced out.
+struct SpacedInItsMessage;
+
+impl Model for SpacedInItsMessage {
+    fn respond<'a>(
+        &'a self,
+        request: ModelRequest<'a>,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> ModelFuture<'a> {
+        Box::pin(async move {
+            if request.messages.len() > 1 {
+                return Ok(text("Done", ModelStop::EndTurn));
+            }
+            events(StreamEvent::ToolUse(ToolUse::from_text("t1", "spaced", r#"{"x":"a"}"#)));
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let call = ToolUse::from_text("t1", "spaced", r#"{ "x": "a" }"#);
+            Ok(ModelResponse::new(vec![Block::ToolUse(call)], ModelStop::ToolUse))
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_streamed_call_spaced_otherwise_in_its_message_runs_once() {
+    let model = SpacedInItsMessage;
+    let mut registry = registry();
+    registry.register(Spaced).unwrap();
+    let outcome = Agent::new(model, registry).run("Go").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(SPACED.load(std::sync::atomic::Ordering::SeqCst), 1, "ran once");
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!(results[0].to_text(), "a");
+}
+
 /// The ids of the `watch` calls told to stop.
 static TOLD_TO_STOP: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 

@@ -367,7 +367,10 @@ async fn denied_and_disallowed_calls_are_answered_with_errors() {
     );
     // The transcript keeps the model's arguments, and the model reads the
     // ones the call was made with before the result.
-    assert_eq!(requests[1].body["messages"][1]["content"][3]["input"], json!({"a": 1, "b": 2}));
+    assert_eq!(
+        requests[1].body["messages"][1]["content"][3]["input"],
+        json!({"a": 1, "b": 2})
+    );
     assert_eq!(
         blocks[2]["content"][0]["text"],
         r#"The arguments of this call were changed before it was made; it was made with {"a":10,"b":20}."#

@@ -335,7 +335,9 @@ impl<M: Model> Agent<M> {
                 emit(finished_event(&call, &result, duration));
                 let mut block = adapter::result_block(&call.id, &result);
                 if let Some(note) = changed {
-                    block.content.insert(0, serde_json::json!({"type": "text", "text": note}));
+                    block
+                        .content
+                        .insert(0, serde_json::json!({"type": "text", "text": note}));
                 }
                 Slot::Done(block)
             };
@@ -558,7 +560,7 @@ impl<M: Model> Agent<M> {
             let mut slots = Vec::with_capacity(calls.len());
             for call in &calls {
                 let handle = match started.remove(&call.id) {
-                    Some(running) if running.call == *call => running.handle,
+                    Some(running) if running.is(call) => running.handle,
                     Some(running) if cut_off => {
                         running.stop().await;
                         self.cut_off(call, &response.stop)
@@ -782,6 +784,21 @@ struct Running {
 }
 
 impl Running {
+    /// Whether `call`, as the whole message holds it, is the call started:
+    /// the same id and name, and the same arguments (the same text, or
+    /// text that parses to the same JSON: a stream and its message may
+    /// space it differently).
+    fn is(&self, call: &ToolUse) -> bool {
+        let started = &self.call;
+        let arguments = |call: &ToolUse| match &call.raw_arguments {
+            Some(text) => serde_json::from_str::<serde_json::Value>(text).ok(),
+            None => Some(call.input.clone()),
+        };
+        started.id == call.id
+            && started.name == call.name
+            && (started == call || arguments(started).is_some_and(|a| Some(a) == arguments(call)))
+    }
+
     /// Stops the call, its tool told as on a time-out, and waits for its
     /// task to end; the result is dropped.
     async fn stop(self) {
