@@ -404,6 +404,11 @@ async fn mounts_a_python_server_over_http(transport: &str, key: &str) {
     let lost = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
     assert!(lost.is_error, "{}", lost.text());
     assert!(lost.text().contains("MCP server `py`"), "{}", lost.text());
+    if transport == "http" {
+        // No connection could be made, so nothing was sent.
+        assert!(lost.text().contains("was not sent"), "{}", lost.text());
+        assert!(!lost.text().contains("may have run"), "{}", lost.text());
+    }
     let _server = HttpServer::start(&python, transport, port);
     let mut back = registry.call("py__add", json!({"a": 1, "b": 1, "tags": []})).await;
     if back.is_error {

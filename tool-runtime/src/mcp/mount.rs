@@ -690,10 +690,8 @@ impl Connection {
                     self.reconnected(&format!("failed during the call of `{tool}` ({e})"), true)
                         .await
                 } else if self.drop_if_unreachable(generation, &e).await {
-                    // A session it no longer knows was refused unread.
-                    if session_expired(&e) {
-                        let what =
-                            "no longer knew the session of the last call (it restarted, or let the session expire)";
+                    // Refused unread, or never sent: the tool did not run.
+                    if let Some(what) = unsent(&e) {
                         self.reconnected(what, false).await
                     } else {
                         self.reconnected(&format!("could not be reached for the call of `{tool}` ({e})"), true)
@@ -827,24 +825,29 @@ fn header(name: &str, key: &str, value: &str) -> Result<(axum::http::HeaderName,
     Ok((parsed_key, parsed_value))
 }
 
-/// Whether a call failed because the server no longer knew its session
-/// (it answered 404: it restarted, or let the session expire), which it
-/// refuses before reading the request.
-fn session_expired(error: &ServiceError) -> bool {
+/// Why a call over streamable HTTP never reached the tool, when it did
+/// not: the server no longer knew its session (it answered 404: it
+/// restarted, or let the session expire), which it refuses before reading
+/// the request, or no connection could be made, so nothing was sent.
+fn unsent(error: &ServiceError) -> Option<&'static str> {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
     let ServiceError::TransportSend(sent) = error else {
-        return false;
+        return None;
     };
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*sent.error);
     while let Some(error) = cause {
-        if let Some(StreamableHttpError::SessionExpired) =
-            error.downcast_ref::<StreamableHttpError<mcp_reqwest::Error>>()
-        {
-            return true;
+        match error.downcast_ref::<StreamableHttpError<mcp_reqwest::Error>>() {
+            Some(StreamableHttpError::SessionExpired) => {
+                return Some("no longer knew the session of the last call (it restarted, or let the session expire)");
+            }
+            Some(StreamableHttpError::Client(e)) if e.is_connect() => {
+                return Some("could not be reached (no connection could be made, so the call was not sent)");
+            }
+            _ => {}
         }
         cause = error.source();
     }
-    false
+    None
 }
 
 /// The HTTP client of an `http` or `sse` server at `url`: plain `http://`, or
