@@ -413,6 +413,12 @@ fn element(ty: &syn::Type) -> Option<&syn::Type> {
     }
 }
 
+/// The type of a parameter's items (through `Option`): a list's or set's
+/// elements, a map's values; `None` for a type that holds none.
+pub fn item_type(ty: &syn::Type) -> Option<&syn::Type> {
+    element(through_option(ty))
+}
+
 /// The outermost value of a parameter type (through `Option`), which item
 /// bounds apply to.
 pub fn outer_kind(ty: &syn::Type) -> ValueKind {

@@ -9,7 +9,8 @@ use darling::util::SpannedValue;
 use proc_macro2::Span;
 
 use crate::ast::{
-    Param, Role, ToolFn, ValueKind, contains_impl_trait, find_reference, inner_kind, last_segment, outer_kind, unraw,
+    Param, Role, ToolFn, ValueKind, contains_impl_trait, find_reference, inner_kind, item_type, last_segment,
+    outer_kind, unraw,
 };
 use crate::attr::{Bounds, NumberLit, is_valid_property_name, is_valid_tool_name, property_name_message};
 use crate::ctxt::Ctxt;
@@ -437,8 +438,62 @@ fn check_fit(bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
 fn check_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
     if outer_kind(ty) == ValueKind::Collection {
         check_collection_default(default, bounds, ty, cx);
+        check_item_defaults(default, bounds, ty, cx);
         return;
     }
+    check_scalar_default(default, bounds, ty, cx);
+}
+
+/// The items of a literal list default (`vec![a, b]`), each checked
+/// against the bounds its values are held to (`min`, `max_length`,
+/// `pattern`, ...), through nested lists.
+fn check_item_defaults(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
+    let (Some(items), Some(item)) = (vec_items(default), item_type(ty)) else {
+        return;
+    };
+    for default in &items {
+        if outer_kind(item) == ValueKind::Collection {
+            check_item_defaults(default, bounds, item, cx);
+        } else {
+            check_scalar_default(unconverted(default), bounds, item, cx);
+        }
+    }
+}
+
+/// The string literal a list item is made from (`"a".into()`,
+/// `"a".to_string()`, `"a".to_owned()`, `String::from("a")`), which a
+/// list of `String` needs; `expr` itself otherwise.
+fn unconverted(expr: &syn::Expr) -> &syn::Expr {
+    let literal = match expr {
+        syn::Expr::MethodCall(call)
+            if call.args.is_empty() && ["into", "to_string", "to_owned"].iter().any(|m| call.method == m) =>
+        {
+            &*call.receiver
+        }
+        syn::Expr::Call(call) if call.args.len() == 1 => match &*call.func {
+            syn::Expr::Path(path)
+                if path
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .eq(["String", "from"]) =>
+            {
+                &call.args[0]
+            }
+            _ => return expr,
+        },
+        _ => return expr,
+    };
+    if string_literal(literal).is_some() {
+        literal
+    } else {
+        expr
+    }
+}
+
+/// A literal default of a number or a string checked against its bounds.
+fn check_scalar_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
     if !matches!(
         outer_kind(ty),
         ValueKind::Int { .. } | ValueKind::Float | ValueKind::Text | ValueKind::Bool
@@ -627,13 +682,7 @@ fn check_collection_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type
 fn item_count(expr: &syn::Expr, ty: &syn::Type) -> Option<u64> {
     match expr {
         syn::Expr::Group(group) => item_count(&group.expr, ty),
-        syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
-            let items = mac
-                .mac
-                .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
-                .ok()?;
-            Some(items.len() as u64)
-        }
+        syn::Expr::Macro(_) => vec_items(expr).map(|items| items.len() as u64),
         syn::Expr::Call(call) if call.args.is_empty() => {
             let syn::Expr::Path(path) = &*call.func else {
                 return None;
@@ -645,6 +694,19 @@ fn item_count(expr: &syn::Expr, ty: &syn::Type) -> Option<u64> {
             let own = last_segment(ty)?;
             (new.ident == "new" && owner.ident == own.ident).then_some(0)
         }
+        _ => None,
+    }
+}
+
+/// The items of `vec![a, b, ...]`; `None` for anything else (`vec![x; n]`
+/// included).
+fn vec_items(expr: &syn::Expr) -> Option<syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>> {
+    match expr {
+        syn::Expr::Group(group) => vec_items(&group.expr),
+        syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec") => mac
+            .mac
+            .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+            .ok(),
         _ => None,
     }
 }
