@@ -10,23 +10,54 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-/// Bodies still running on the blocking pool after their call was given
-/// up, across the process: every registry shares the runtime's pool.
-static STRAY_BLOCKING_CALLS: AtomicUsize = AtomicUsize::new(0);
-
-/// How many bodies run on after their call was given up.
-pub(crate) fn stray_calls() -> usize {
-    STRAY_BLOCKING_CALLS.load(Ordering::Acquire)
+/// What runs on the blocking pool, each kind counted as strays of its own:
+/// a plain `fn` body holds its thread only for its tool, while a thread
+/// the MCP server runs a call on stays stuck only when an async tool never
+/// yields (a plain `fn` tool's call thread returns once its body is given up).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Work {
+    /// A plain `fn` tool's body.
+    ToolBody,
+    /// The thread the MCP server runs one call on.
+    CallThread,
 }
 
-/// Runs `body` on the blocking pool and waits for it. Dropping the returned
-/// future before the body ends counts the body as a stray until it ends.
-/// The error is the pool's: the body panicked (or the runtime shut down).
+/// Bodies of each kind still running on the blocking pool after their call
+/// was given up, across the process: every registry shares the runtime's
+/// pool.
+static STRAY_TOOL_BODIES: AtomicUsize = AtomicUsize::new(0);
+static STRAY_CALL_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+impl Work {
+    fn strays(self) -> &'static AtomicUsize {
+        match self {
+            Work::ToolBody => &STRAY_TOOL_BODIES,
+            Work::CallThread => &STRAY_CALL_THREADS,
+        }
+    }
+
+    /// How many of this kind run on after their call was given up.
+    pub(crate) fn stray_count(self) -> usize {
+        self.strays().load(Ordering::Acquire)
+    }
+}
+
+/// How many bodies of either kind run on after their call was given up.
+pub(crate) fn stray_calls() -> usize {
+    Work::ToolBody.stray_count() + Work::CallThread.stray_count()
+}
+
+/// Runs `body`, work of the kind `work`, on the blocking pool and waits for
+/// it. Dropping the returned future before the body ends counts the body
+/// as a stray of its kind until it ends. The error is the pool's: the body
+/// panicked (or the runtime shut down).
 pub(crate) async fn run<T: Send + 'static>(
+    work: Work,
     body: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tokio::task::JoinError> {
+    let strays = work.strays();
     let state = Arc::new(AtomicU8::new(RUNNING));
-    let ended = EndWatch(Arc::clone(&state));
+    let ended = EndWatch(Arc::clone(&state), strays);
     let task = tokio::task::spawn_blocking(move || {
         // Dropped when the body returns or unwinds, so a body that panics
         // after its call was given up stops counting as a stray too.
@@ -35,6 +66,7 @@ pub(crate) async fn run<T: Send + 'static>(
     });
     let mut watch = GiveUpWatch {
         state,
+        strays,
         task: task.abort_handle(),
         armed: true,
     };
@@ -49,7 +81,7 @@ const GIVEN_UP: u8 = 2;
 
 /// Marks the body ended when it returns or panics; a body given up while
 /// it ran is no stray any more.
-struct EndWatch(Arc<AtomicU8>);
+struct EndWatch(Arc<AtomicU8>, &'static AtomicUsize);
 
 impl Drop for EndWatch {
     fn drop(&mut self) {
@@ -58,7 +90,7 @@ impl Drop for EndWatch {
             .compare_exchange(RUNNING, ENDED, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
-            STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
+            self.1.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -68,6 +100,7 @@ impl Drop for EndWatch {
 /// instead: it never starts, since its caller has given it up.
 struct GiveUpWatch {
     state: Arc<AtomicU8>,
+    strays: &'static AtomicUsize,
     task: tokio::task::AbortHandle,
     armed: bool,
 }
@@ -81,14 +114,14 @@ impl Drop for GiveUpWatch {
         // `EndWatch`, is dropped unrun: `RUNNING` becomes `ENDED`).
         self.task.abort();
         // Counted first, so the body's decrement can never come before it.
-        STRAY_BLOCKING_CALLS.fetch_add(1, Ordering::AcqRel);
+        self.strays.fetch_add(1, Ordering::AcqRel);
         if self
             .state
             .compare_exchange(RUNNING, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
             // The body had ended already, or will never start.
-            STRAY_BLOCKING_CALLS.fetch_sub(1, Ordering::AcqRel);
+            self.strays.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }

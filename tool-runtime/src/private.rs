@@ -184,7 +184,7 @@ pub fn annotations(
 /// stopped; it is counted as a stray until it ends
 /// ([`crate::ToolRegistry::stray_blocking_calls`]).
 pub async fn run_blocking<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
-    match crate::blocking::run(body).await {
+    match crate::blocking::run(crate::blocking::Work::ToolBody, body).await {
         Ok(value) => value,
         Err(error) => match error.try_into_panic() {
             Ok(panic) => std::panic::resume_unwind(panic),

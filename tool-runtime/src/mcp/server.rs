@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::Semaphore;
 
 use super::McpError;
+use crate::blocking::Work;
 use crate::call::{CallArguments, ToolCall};
 use crate::context::Cancellation;
 use crate::format::{Format, Selection, mcp};
@@ -373,10 +374,12 @@ impl Inner {
         }
         // Every call here runs on a thread of its own, async tools too (so
         // that one computing without yielding holds up nothing): at the
-        // bound on threads still running past their limit, a call is
+        // bound on such threads still running past their limit, a call is
         // refused rather than run on the runtime, where such a tool would
-        // stall a worker and escape its time limit.
-        let strays = self.registry.stray_blocking_calls();
+        // stall a worker and escape its time limit. Plain `fn` bodies past
+        // their limit hold up only plain `fn` tools (the registry refuses
+        // those): async tools keep being served.
+        let strays = Work::CallThread.stray_count();
         if strays >= self.registry.settings.max_stray_blocking_calls {
             let text = format!(
                 "The tool `{name}` was not run: {strays} earlier calls are still running past their time limit. Try again later."
@@ -386,7 +389,7 @@ impl Inner {
         let registry = self.registry.clone();
         let runtime = tokio::runtime::Handle::current();
         let work = move || runtime.block_on(registry.call_cancellable(call, &cancel));
-        match crate::blocking::run(work).await {
+        match crate::blocking::run(Work::CallThread, work).await {
             Ok(result) => result,
             Err(e) => ToolResult::failure(&name, None, Outcome::Panicked, format!("The call did not finish: {e}")),
         }

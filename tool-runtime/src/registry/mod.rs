@@ -264,10 +264,11 @@ impl ToolRegistry {
     /// timed out or was cancelled (64 by default). Such a body cannot be
     /// stopped and holds a thread of the blocking pool until it returns;
     /// without a bound, enough of them take every thread, and every plain
-    /// `fn` tool times out. Async tools are served whatever the count,
-    /// except over MCP, where every call holds a thread of that pool (a
-    /// call given up there counts as a stray too, and the server refuses
-    /// every call at the bound).
+    /// `fn` tool times out. Async tools are served whatever the count.
+    /// Over MCP every call holds a thread of that pool, which stays stuck
+    /// past its limit only when an async tool never yields: such threads
+    /// count as strays too, and at the bound (counted apart from the plain
+    /// `fn` bodies) the server refuses every call.
     pub fn with_max_stray_blocking_calls(mut self, limit: usize) -> Self {
         self.settings.max_stray_blocking_calls = limit;
         self
