@@ -18,9 +18,24 @@ async fn note(#[param(description = "The note's id")] id: u32) -> String {
     format!("note {id}")
 }
 
+/// Rename a note.
+#[tool]
+async fn rename_note(
+    #[param(description = "The new name")] name: String,
+    #[param(description = "The note's id")] id: u32,
+) -> String {
+    format!("note {id} is {name}")
+}
+
 fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    registry.register(Sum).unwrap().register(Note).unwrap();
+    registry
+        .register(Sum)
+        .unwrap()
+        .register(Note)
+        .unwrap()
+        .register(RenameNote)
+        .unwrap();
     registry
 }
 
@@ -221,6 +236,11 @@ async fn a_refused_call_lists_the_ignored_keys_with_the_closest_parameter() {
         result.error_codes(),
         ["missing_required:id", "unknown_parameter:noteId"]
     );
+    assert!(result.text().contains("did you mean `id`?"), "{}", result.text());
+    // A parameter nearer by edits that the key does not hold (`name`) is no
+    // better a guess.
+    let result = registry().call("rename_note", json!({"name": "x", "noteId": 5})).await;
+    assert_eq!(result.error_codes(), ["missing_required:id"]);
     assert!(result.text().contains("did you mean `id`?"), "{}", result.text());
 }
 

@@ -66,7 +66,9 @@ pub(crate) fn truncate_with(text: &mut String, max: usize, marker: impl FnOnce(u
 }
 
 /// The candidate closest to `name` by edit distance, if any is close enough
-/// to be a plausible typo.
+/// to be a plausible typo, or one holds the other (`noteId` sent for `id`):
+/// the nearest such candidate, one that holds or is held by `name` first
+/// among equals. Letter case is ignored.
 /// A name longer than [`QUOTE_CHARS`] is no typo of a tool or parameter
 /// name (those are at most 64 characters) and is not searched for, nor is a
 /// candidate longer than four times that suggested; a candidate whose length
@@ -77,22 +79,28 @@ pub(crate) fn closest_name<'a>(name: &str, candidates: impl Iterator<Item = &'a 
     }
     let lower = name.to_lowercase();
     let length = lower.chars().count();
-    let mut best: Option<(&str, String, usize)> = None;
+    let close = length.max(3) / 2;
+    // (candidate, distance, one holds the other)
+    let mut best: Option<(&str, usize, bool)> = None;
     for candidate in candidates.filter(|c| c.len() <= QUOTE_CHARS * 4) {
         let candidate_lower = candidate.to_lowercase();
-        let bound = best.as_ref().map_or(usize::MAX, |&(_, _, d)| d);
+        let candidate_length = candidate_lower.chars().count();
         // The distance is at least the difference in length.
-        if candidate_lower.chars().count().abs_diff(length) >= bound {
+        if best.is_some_and(|(_, d, _)| candidate_length.abs_diff(length) > d) {
             continue;
         }
+        let holds =
+            length.min(candidate_length) >= 2 && (candidate_lower.contains(&lower) || lower.contains(&candidate_lower));
         let distance = edit_distance(&lower, &candidate_lower);
-        if distance < bound {
-            best = Some((candidate, candidate_lower, distance));
+        if distance > close && !holds {
+            continue;
+        }
+        let nearer = best.is_none_or(|(_, d, h)| distance < d || (distance == d && holds && !h));
+        if nearer {
+            best = Some((candidate, distance, holds));
         }
     }
-    let (best, best_lower, distance) = best?;
-    (distance <= name.chars().count().max(3) / 2 || best_lower.contains(&lower) || lower.contains(&best_lower))
-        .then_some(best)
+    best.map(|(candidate, _, _)| candidate)
 }
 
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
@@ -122,6 +130,18 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_held_in_the_key_sent_is_suggested_whatever_comes_first() {
+        for params in [["name", "id"], ["text", "id"], ["id", "name"]] {
+            assert_eq!(closest_name("noteId", params.into_iter()), Some("id"), "{params:?}");
+        }
+        assert_eq!(
+            closest_name("pattren", ["root", "pattern"].into_iter()),
+            Some("pattern")
+        );
+        assert_eq!(closest_name("data", ["a", "zzzz"].into_iter()), None);
+    }
 
     #[test]
     fn edit_distance_counts_single_edits() {
