@@ -611,6 +611,22 @@ mod edge {
         Some(10)
     }
 
+    /// A span whose end is none when not given.
+    #[derive(Debug, Serialize, Deserialize, ToolParam)]
+    pub struct Span {
+        /// The start.
+        pub start: u32,
+        /// The end, if any.
+        #[serde(default)]
+        pub end: Option<u32>,
+    }
+
+    /// Echo a span.
+    #[tool]
+    pub async fn spans(#[param(description = "The span")] span: Span) -> Value {
+        json!({"start": span.start, "end": span.end})
+    }
+
     /// Echo values of the types where parsing is subtle.
     #[tool]
     pub async fn edges(
@@ -657,6 +673,8 @@ fn edge_registry(fast: bool, strict: bool) -> ToolRegistry {
         .register(edge::Edges)
         .unwrap()
         .register(edge::Ranges)
+        .unwrap()
+        .register(edge::Spans)
         .unwrap()
         .register(edge::Labelled)
         .unwrap()
@@ -709,6 +727,14 @@ fn a_defaulted_nullable_field_takes_its_default_on_either_path() {
     let result = agreed("ranges", json!({"range": {"start": 1, "end": null}}));
     assert_eq!(result.structured_content, Some(json!({"start": 1, "end": 10})));
     assert_eq!(result.warning_codes(), ["null_replaced_by_default:range.end"]);
+}
+
+#[test]
+fn null_for_an_option_whose_default_is_none_is_none_without_a_warning() {
+    let result = agreed("spans", json!({"span": {"start": 1, "end": null}}));
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.structured_content, Some(json!({"start": 1, "end": null})));
+    assert!(result.warnings.is_empty(), "{:?}", result.warning_codes());
 }
 
 #[test]

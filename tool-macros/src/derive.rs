@@ -189,16 +189,15 @@ fn struct_kind(
             .to_tokens(&quote!(#rt::__private))
             .map(|c| quote!(.constrain(#c)));
         let default_json = default_value(ident, ty, &serde, container, generics).map(|value| {
-            // Shown when it serializes (and is not `null`, which an
-            // `Option`'s schema does not admit), as a tool parameter's is.
+            // Known when it serializes, as a tool parameter's is (a `null`
+            // one, an `Option`'s `None`, is kept for the binder, which then
+            // reads a `null` sent as that default, but not shown).
             quote_spanned! {ty.span()=>
                 .with_default_value({
                     #[allow(unused_imports)]
                     use #rt::__private::{ViaNoDefault as _, ViaSerializeDefault as _};
                     let __value: #ty = #value;
-                    (&&#rt::__private::DefaultOf::<#ty>::new(&__value))
-                        .__default_json()
-                        .filter(|__json| !__json.is_null())
+                    (&&#rt::__private::DefaultOf::<#ty>::new(&__value)).__default_json()
                 })
             }
         });

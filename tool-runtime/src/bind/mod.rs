@@ -43,7 +43,7 @@ pub use typed::Coerced;
 
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{
-    FieldNames, Kind, ListedNumbers, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds,
+    Field, FieldNames, Kind, ListedNumbers, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds,
 };
 use crate::text::{clip, closest_name};
 
@@ -416,7 +416,7 @@ impl Walker {
                     if !value.is_null() {
                         known += 1;
                         self.value(&field.shape, value);
-                    } else if !self.null_field(field.presence, &field.shape, &field.name, map) {
+                    } else if !self.null_field(field, map) {
                         known += 1;
                     }
                     if top && self.report.refused_since(&before) {
@@ -447,8 +447,9 @@ impl Walker {
     }
 
     /// Handles a field sent as `null`; true when its key was removed.
-    fn null_field(&mut self, presence: Presence, shape: &Shape, name: &str, map: &mut Map<String, Value>) -> bool {
-        match presence {
+    fn null_field(&mut self, field: &Field, map: &mut Map<String, Value>) -> bool {
+        let (shape, name) = (&field.shape, field.name.as_str());
+        match field.presence {
             // When the model was sent strict definitions, `null` is
             // absence by design, not a value (a remote schema's nullable
             // property included): what goes on leaves it out.
@@ -464,6 +465,9 @@ impl Walker {
                 map.remove(name);
                 true
             }
+            // `None` for an `Option` whose default is `None` (a struct
+            // field with a serde default): the value sent is the default.
+            Presence::Defaulted if shape.nullable && field.default.as_ref().is_some_and(Value::is_null) => false,
             Presence::Defaulted if self.lenient() => {
                 map.remove(name);
                 self.warn(

@@ -675,7 +675,12 @@ impl ObjectShape {
                 // An input field expresses `Option` by not being required.
                 strip_null(obj);
             }
-            if let (Some(default), Some(obj)) = (&field.default, schema.as_object_mut()) {
+            // A `null` default (an `Option`'s `None`) is not shown: an
+            // input schema does not admit `null`, and leaving the key out
+            // says the same.
+            if let (Some(default), Some(obj)) = (&field.default, schema.as_object_mut())
+                && !default.is_null()
+            {
                 obj.insert("default".into(), default.clone());
             }
             properties.insert(field.name.clone(), schema);
