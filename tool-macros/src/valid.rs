@@ -321,15 +321,60 @@ fn borrowed_message(reference: &syn::TypeReference) -> String {
     )
 }
 
+/// The first construct of `pattern` (which compiles for the binder) that
+/// ECMA-262, the dialect a schema's `pattern` is read in, lacks or reads
+/// otherwise: inline flags and other `(?` groups than `(?:` and named
+/// ones, `\A` and `\z`, POSIX classes such as `[[:alpha:]]`.
+fn non_portable(pattern: &str) -> Option<&'static str> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                match chars.get(i + 1) {
+                    Some('A') => return Some("`\\A`"),
+                    Some('z') => return Some("`\\z`"),
+                    _ => {}
+                }
+                i += 2;
+                continue;
+            }
+            '(' if chars.get(i + 1) == Some(&'?') => {
+                let named = chars.get(i + 2) == Some(&'<') && chars.get(i + 3).is_some_and(|c| c.is_alphabetic());
+                if chars.get(i + 2) != Some(&':') && !named {
+                    return Some("a `(?` group other than `(?:` or `(?<name>` (inline flags such as `(?i)`, say)");
+                }
+            }
+            '[' if chars.get(i + 1) == Some(&':') => {
+                let rest: String = chars[i + 2..].iter().take_while(|c| c.is_ascii_alphabetic()).collect();
+                if !rest.is_empty() && chars[i + 2 + rest.len()..].starts_with(&[':', ']']) {
+                    return Some("a POSIX class such as `[:alpha:]`");
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// Checks bounds shared by parameters and struct fields: the pattern must
 /// compile, a lower bound may not exceed its upper bound, and each bound
 /// must fit the type it bounds (read from its syntax; a type the macro
 /// cannot see into, such as a user's struct, is left alone).
 pub fn check_bounds(bounds: &Bounds, ty: &syn::Type, cx: &mut Ctxt) {
-    if let Some(pattern) = &bounds.pattern
-        && let Err(e) = regex_lite::Regex::new(pattern.as_str())
-    {
-        cx.at(pattern.span(), format!("this pattern does not compile: {e}"));
+    if let Some(pattern) = &bounds.pattern {
+        if let Err(e) = regex_lite::Regex::new(pattern.as_str()) {
+            cx.at(pattern.span(), format!("this pattern does not compile: {e}"));
+        } else if let Some(construct) = non_portable(pattern.as_str()) {
+            cx.at(
+                pattern.span(),
+                format!(
+                    "this pattern uses {construct}, which JSON Schema's regular expressions (ECMA-262) do not \
+                     have: clients and models would read it otherwise than the binder checks it"
+                ),
+            );
+        }
     }
     if let (Some(min), Some(max)) = (&bounds.min, &bounds.max)
         && min.as_f64() > max.as_f64()
@@ -793,6 +838,31 @@ mod tests {
 
     use super::*;
     use crate::attr::ParamAttrs;
+
+    #[test]
+    fn patterns_ecma_262_reads_otherwise_are_found() {
+        for pattern in [
+            "(?i)^[a-z]+$",
+            "(?P<n>x)",
+            "(?s:.)",
+            r"\Aabc\z",
+            "abc\\z",
+            "^[[:alpha:]]+$",
+        ] {
+            assert!(non_portable(pattern).is_some(), "{pattern}");
+        }
+        for pattern in [
+            "^[a-z]+$",
+            "(?:ab)+",
+            "(?<year>[0-9]{4})",
+            r"\\Az",
+            r"\(\?i\)",
+            r"[\[:]",
+            "^\\d{3}-\\w+$",
+        ] {
+            assert_eq!(non_portable(pattern), None, "{pattern}");
+        }
+    }
 
     fn errors(attr: syn::Attribute, ty: syn::Type) -> usize {
         let attrs = ParamAttrs::from_attributes(&[attr]).unwrap();
