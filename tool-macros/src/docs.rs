@@ -81,16 +81,46 @@ fn spanned_doc_lines(attrs: &[syn::Attribute]) -> Vec<(String, Span)> {
                 lit: syn::Lit::Str(s), ..
             }) = &nv.value
         {
-            // `split`, not `lines`: an empty `///` line must stay a blank line.
-            for line in s.value().split('\n') {
-                lines.push((
-                    line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned(),
-                    attr.span(),
-                ));
+            let text = s.value();
+            if text.contains('\n') {
+                // A block comment (`/** ... */`), read as rustdoc reads it.
+                lines.extend(block_lines(&text).into_iter().map(|line| (line, attr.span())));
+                continue;
             }
+            lines.push((
+                text.strip_prefix(' ').unwrap_or(&text).trim_end().to_owned(),
+                attr.span(),
+            ));
         }
     }
     lines
+}
+
+/// The lines of a block doc comment as rustdoc reads them: when every line
+/// with text starts with `*` (after spaces), that `*` is no text; then the
+/// indentation the lines with text share is stripped.
+fn block_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let has_text = |line: &str| !line.trim().is_empty();
+    if lines
+        .iter()
+        .filter(|line| has_text(line))
+        .all(|line| line.trim_start().starts_with('*'))
+    {
+        for line in lines.iter_mut().filter(|line| has_text(line)) {
+            *line = &line.trim_start()[1..];
+        }
+    }
+    let indent = lines
+        .iter()
+        .filter(|line| has_text(line))
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    lines
+        .iter()
+        .map(|line| line.get(indent..).unwrap_or("").trim_end().to_owned())
+        .collect()
 }
 
 /// Parses the doc comment of `attrs`.
@@ -258,6 +288,19 @@ mod tests {
         );
         assert_eq!(docs.arguments["query"], "What to find");
         assert_eq!(docs.arguments.len(), 2, "{:?}", docs.arguments);
+    }
+
+    #[test]
+    fn a_block_doc_comment_is_read_without_its_stars() {
+        for doc in [
+            "\n * Search files.\n *\n * # Arguments\n *\n * * `pattern` - Glob\n ",
+            "\n    Search files.\n\n    # Arguments\n\n    * `pattern` - Glob\n",
+        ] {
+            let attr: syn::Attribute = syn::parse_quote!(#[doc = #doc]);
+            let docs = parse(&[attr]);
+            assert_eq!(docs.description.as_deref(), Some("Search files."), "{doc:?}");
+            assert_eq!(docs.arguments["pattern"], "Glob", "{doc:?}");
+        }
     }
 
     #[test]
