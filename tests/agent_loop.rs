@@ -725,31 +725,15 @@ async fn spaced(#[param(description = "Anything")] x: String) -> String {
 
 static SPACED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// Streams a call as compact text, then takes its time (a paused clock:
-/// until the call has run) before the whole message holds it spaced out.
-struct SpacedInItsMessage;
-
-impl Model for SpacedInItsMessage {
-    fn respond<'a>(
-        &'a self,
-        request: ModelRequest<'a>,
-        events: &'a mut (dyn FnMut(StreamEvent) + Send),
-    ) -> ModelFuture<'a> {
-        Box::pin(async move {
-            if request.messages.len() > 1 {
-                return Ok(text("Done", ModelStop::EndTurn));
-            }
-            events(StreamEvent::ToolUse(ToolUse::from_text("t1", "spaced", r#"{"x":"a"}"#)));
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            let call = ToolUse::from_text("t1", "spaced", r#"{ "x": "a" }"#);
-            Ok(ModelResponse::new(vec![Block::ToolUse(call)], ModelStop::ToolUse))
-        })
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_streamed_call_spaced_otherwise_in_its_message_runs_once() {
-    let model = SpacedInItsMessage;
+    // The first call runs while the second block takes its time.
+    let second = ToolUse::new("t2", "add", json!({"a": 1, "b": 1}));
+    let model = Streams {
+        streamed: vec![ToolUse::from_text("t1", "spaced", r#"{"x":"a"}"#), second.clone()],
+        answered: vec![ToolUse::from_text("t1", "spaced", r#"{ "x": "a" }"#), second],
+        log: Arc::default(),
+    };
     let mut registry = registry();
     registry.register(Spaced).unwrap();
     let outcome = Agent::new(model, registry).run("Go").await;
