@@ -749,28 +749,39 @@ async fn an_empty_host_list_keeps_the_host_check() {
 }
 
 /// A client that opens sessions in a loop cannot grow the server without
-/// limit: past the cap a new session is refused with 503, the sessions
-/// already open keep working, and a place freed by `DELETE` is taken again.
+/// limit, nor lock out clients that use theirs: past the cap a new session
+/// takes the place of the unused one that waited longest, and is refused
+/// with 503 once every open session has been used; the sessions already
+/// open keep working, and a place freed by `DELETE` is taken again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_sessions_are_bounded_in_number() {
     let addr = serve_http(HttpOptions::new().max_sessions(2)).await;
-    let first = session_in(&http_post(addr, None, INITIALIZE).await.0);
+    let ping = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let unused = session_in(&http_post(addr, None, INITIALIZE).await.0);
     let second = session_in(&http_post(addr, None, INITIALIZE).await.0);
-    assert_ne!(first, second);
+    assert_ne!(unused, second);
+    let (_, body) = http_post(addr, Some(&second), &ping(1)).await;
+    assert_eq!(message_in(&body)["id"], 1, "{body}");
+
+    // Full: a third takes the place of the session never used.
+    let third = session_in(&http_post(addr, None, INITIALIZE).await.0);
+    let status = http_status(addr, &[("Mcp-Session-Id", &unused)], &ping(2)).await;
+    assert_eq!(status, 404, "the unused session made room");
+    let (_, body) = http_post(addr, Some(&third), &ping(3)).await;
+    assert_eq!(message_in(&body)["id"], 3, "{body}");
+
+    // Every open session used: a new one is refused, and the open ones go on.
     assert_eq!(
         http_status(addr, &[], INITIALIZE).await,
         503,
-        "a third session is refused"
+        "a session past the cap is refused when all are in use"
     );
     // A request that opens no session is not refused for want of one.
-    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
-    let sessionless = http_status(addr, &[], ping).await;
+    let sessionless = http_status(addr, &[], &ping(8)).await;
     assert_ne!(sessionless, 503, "only an initialize asks for a session");
-
-    // The open ones go on.
-    let ping = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
-    let (_, body) = http_post(addr, Some(&second), ping).await;
+    let (_, body) = http_post(addr, Some(&second), &ping(7)).await;
     assert_eq!(message_in(&body)["id"], 7, "{body}");
+    let first = third;
 
     // Ending one frees its place; ending it again finds no session.
     let delete = |id: String| async move {
@@ -978,11 +989,13 @@ async fn an_idle_http_session_ends_but_not_while_it_is_in_use() {
     // A third fits in the place it left (two at most are open).
     open_session(addr).await;
 
-    // Once the GET stream closes, the second is idle too.
+    // Once the GET stream closes, the second is idle too. (Each look is a
+    // request that uses the session, so the looks are further apart than
+    // the idle time and the reaper's period together.)
     drop(listening);
     let mut ended = false;
-    for _ in 0..100 {
-        tokio::time::sleep(idle).await;
+    for _ in 0..50 {
+        tokio::time::sleep(idle * 2).await;
         if http_status(addr, &[("Mcp-Session-Id", &second)], &ping(4)).await == 404 {
             ended = true;
             break;

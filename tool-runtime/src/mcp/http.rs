@@ -108,11 +108,15 @@ impl HttpOptions {
         self
     }
 
-    /// Keeps at most `max` sessions open at once (at least one): while
+    /// Keeps at most `max` sessions open at once (at least one). While
     /// that many are open, a client that asks for a new one (an
-    /// `initialize` without `Mcp-Session-Id`) gets 503 and the sessions
-    /// already open go on. A session ends when its client ends it
-    /// (`DELETE`) or when it has been idle for the
+    /// `initialize` without `Mcp-Session-Id`) takes the place of a session
+    /// that was never used (no request made in it after `initialize`, the
+    /// one waiting longest), so a client that opens sessions in a loop
+    /// takes no place from one that uses its session; when every open
+    /// session has been used, it gets 503 and the sessions already open go
+    /// on. A session ends when its client ends it (`DELETE`) or when it
+    /// has been idle for the
     /// [`session_idle_timeout`](HttpOptions::session_idle_timeout).
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
@@ -307,7 +311,7 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                 Ok(read) => read,
                 Err(refused) => return Ok(refused),
             };
-            if opens_session(&parts, &body) && sessions.full().await {
+            if opens_session(&parts, &body) && sessions.refuses_new().await {
                 return Ok(plain(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many MCP sessions are open; try again later",

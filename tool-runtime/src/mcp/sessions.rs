@@ -3,12 +3,19 @@
 //! rmcp keeps every session a client opens until the client ends it; a
 //! client that opens sessions in a loop would otherwise grow the server
 //! without limit. [`Sessions`] is rmcp's own in-memory manager with two
-//! rules added: no new session while `max` are open, and a session ends
-//! once it has been idle for `idle`. Idle means no request came for that
-//! long and none of its event streams is open: a session whose call is
-//! still running (its response stream is open) or whose client listens on
-//! its `GET` stream is never idle, however long that lasts. (rmcp's own
-//! idle timer, which knows of neither, is off.)
+//! rules added: at most `max` sessions are open, and a session ends once
+//! it has been idle for `idle`. Idle means no request came for that long
+//! and none of its event streams is open: a session whose call is still
+//! running (its response stream is open) or whose client listens on its
+//! `GET` stream is never idle, however long that lasts. (rmcp's own idle
+//! timer, which knows of neither, is off.)
+//!
+//! While `max` are open, a new session takes the place of one that was
+//! never used: initialized, but no request made in it since, and no
+//! stream open; the one waiting longest goes. So a client that opens
+//! sessions in a loop, and never uses them, takes no place from a client
+//! that does; only when every open session has been used is a new one
+//! refused.
 //!
 //! rmcp's priming events (an event with an id, a `retry` and empty data,
 //! sent first on every stream so that a client may resume it) are off too:
@@ -27,8 +34,9 @@ use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
 
-/// rmcp's in-memory session manager, refusing a new session while `max`
-/// are open and ending a session idle for `idle`.
+/// rmcp's in-memory session manager, keeping at most `max` sessions open
+/// (see above for which one a new session replaces) and ending a session
+/// idle for `idle`.
 pub(super) struct Sessions {
     inner: LocalSessionManager,
     max: usize,
@@ -44,10 +52,12 @@ pub(super) struct Sessions {
     me: Weak<Sessions>,
 }
 
-/// The event streams a session has open, and when it was last used.
+/// The event streams a session has open, when it was last used, and
+/// whether a request was ever made in it.
 struct Activity {
     streams: usize,
     since: Instant,
+    used: bool,
 }
 
 impl Sessions {
@@ -68,15 +78,21 @@ impl Sessions {
         })
     }
 
-    /// Makes a session with `make` unless every place is taken; one at a
-    /// time, so that two made at once cannot both take the last place.
+    /// Makes a session with `make`, in place of an unused one when every
+    /// place is taken, unless none is unused; one at a time, so that two
+    /// made at once cannot both take the last place.
     async fn within_max<T>(
         &self,
         make: impl Future<Output = Result<(SessionId, T), LocalSessionManagerError>>,
     ) -> Result<(SessionId, T), SessionError> {
         let _creating = self.creating.lock().await;
-        if self.full().await {
-            return Err(SessionError::Full(self.max));
+        // A loop, as a session rmcp ended on its own may still be listed.
+        while self.full().await {
+            let Some(unused) = self.take_unused() else {
+                return Err(SessionError::Full(self.max));
+            };
+            tracing::debug!(session = %unused, "ending an unused MCP session to make room for a new one");
+            self.inner.close_session(&unused).await?;
         }
         let (id, made) = make.await?;
         self.activity().insert(
@@ -84,15 +100,33 @@ impl Sessions {
             Activity {
                 streams: 0,
                 since: Instant::now(),
+                used: false,
             },
         );
         self.start_reaping();
         Ok((id, made))
     }
 
-    /// Whether every place is taken: a new session would be refused.
-    pub(super) async fn full(&self) -> bool {
+    /// Whether a new session would be refused: every place is taken, and
+    /// every open session has been used.
+    pub(super) async fn refuses_new(&self) -> bool {
+        self.full().await && !self.activity().values().any(Activity::unused)
+    }
+
+    async fn full(&self) -> bool {
         self.inner.sessions.read().await.len() >= self.max
+    }
+
+    /// The unused session that has waited longest, forgotten here.
+    fn take_unused(&self) -> Option<SessionId> {
+        let mut activity = self.activity();
+        let id = activity
+            .iter()
+            .filter(|(_, a)| a.unused())
+            .min_by_key(|(_, a)| a.since)
+            .map(|(id, _)| id.clone())?;
+        activity.remove(&id);
+        Some(id)
     }
 
     fn activity(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Activity>> {
@@ -109,11 +143,12 @@ impl Sessions {
     }
 
     /// Counts an event stream of the session as open until the guard
-    /// returned is dropped.
+    /// returned is dropped; the session has been used.
     fn hold(&self, id: &SessionId) -> StreamGuard {
         if let Some(activity) = self.activity().get_mut(id) {
             activity.streams += 1;
             activity.since = Instant::now();
+            activity.used = true;
         }
         StreamGuard {
             sessions: self.me.clone(),
@@ -161,6 +196,13 @@ impl Sessions {
             activity.remove(id);
         }
         idle
+    }
+}
+
+impl Activity {
+    /// Initialized at most: no request made in it, no stream open.
+    fn unused(&self) -> bool {
+        !self.used && self.streams == 0
     }
 }
 
