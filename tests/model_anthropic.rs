@@ -413,10 +413,11 @@ async fn a_deferred_call_resumes_later() {
     let deferred: tool_runtime::agent::Deferred =
         serde_json::from_str(&serde_json::to_string(&deferred).unwrap()).unwrap();
     let call = deferred.pending().next().unwrap();
-    let result = agent.registry().call_one(ToolCall::from(call)).await;
+    let result = agent.run_pending(call).await;
     let outcome = agent
         .resume(outcome.transcript, deferred, [result], &Cancellation::new())
-        .await;
+        .await
+        .unwrap();
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_eq!(outcome.text, "Both done.");
     assert_transcript_valid(&outcome.transcript);
@@ -835,6 +836,75 @@ async fn a_streamed_tool_use_block_that_never_ends_is_an_error() {
     assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
     assert!(error.to_string().contains("toolu_1"), "{error}");
     assert!(error.to_string().contains("content_block_stop"), "{error}");
+}
+
+/// What a hostile or odd server streams is a typed error, never a panic
+/// and never a call lost: a block that is no object (its input included),
+/// and a `message_start` that already holds blocks (a call among them
+/// would be read by no one).
+#[tokio::test]
+async fn a_block_started_as_no_object_or_content_in_message_start_is_malformed() {
+    for block in [json!("x"), json!(7), json!([1])] {
+        let blocks = vec![
+            json!({"type": "content_block_start", "index": 0, "content_block": block}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "1"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+        ];
+        let error = model_error(tool_use_stream(blocks), true).await;
+        assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    }
+    let whole = json!({"type": "message_start", "message": {"id": "msg_1", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1, "b": 2}}
+    ], "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}}});
+    let reply = Reply::sse(vec![
+        (Some("message_start"), whole.to_string()),
+        (Some("message_stop"), json!({"type": "message_stop"}).to_string()),
+    ]);
+    let error = model_error(reply, true).await;
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert!(error.to_string().contains("message_start"), "{error}");
+}
+
+/// An `error` event is the server's error whatever its data holds: the
+/// error object bare, without the API's `{"type": "error"}` envelope, is
+/// typed by its own `type` (and an overloaded server is tried again).
+#[tokio::test]
+async fn an_error_event_holding_the_bare_error_object_is_typed() {
+    let bare = Reply::sse(vec![(
+        Some("error"),
+        json!({"type": "overloaded_error", "message": "Overloaded"}).to_string(),
+    )]);
+    let fine = anthropic_stream(&anthropic_text("Fine."), HashMap::new());
+    let server = Server::start(vec![bare, fine], false).await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(server.requests().len(), 2, "tried again as overloaded");
+
+    let limited = Reply::sse(vec![(
+        Some("error"),
+        json!({"type": "invalid_request_error", "message": "prompt is too long"}).to_string(),
+    )]);
+    let error = model_error(limited, true).await;
+    assert_eq!(error.kind(), ModelErrorKind::InvalidRequest, "{error}");
+    assert!(error.to_string().contains("prompt is too long"), "{error}");
+}
+
+/// A thinking block sent whole in its start (as some servers send every
+/// block) keeps its text and signature, which the API needs back with the
+/// calls after it.
+#[tokio::test]
+async fn thinking_sent_whole_in_the_block_start_is_kept() {
+    let mut blocks = vec![
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "Let me add.", "signature": "EqQBCgIYAhIM"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    blocks.extend(streamed_call(1, "toolu_1", r#"{"a": 2, "b": 3}"#));
+    let (server, _) = add_streamed(blocks).await;
+    let sent = &server.requests()[1].body["messages"][1]["content"][0];
+    assert_eq!(
+        *sent,
+        json!({"type": "thinking", "thinking": "Let me add.", "signature": "EqQBCgIYAhIM"})
+    );
 }
 
 /// A streamed run asked to add: the first turn streams `blocks`, the

@@ -480,19 +480,29 @@ struct StreamState {
 
 impl http::StreamReader for StreamState {
     fn event(&mut self, event: SseEvent, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<bool, ModelError> {
+        // An `error` event is the server's error whatever it holds: the
+        // API's `{"type": "error", "error": {...}}`, the error object bare
+        // (`{"type": "overloaded_error", ...}`), or text.
+        if event.event == "error" {
+            return Err(http::event_error(&event.data));
+        }
         if event.data.is_empty() {
             return Ok(false);
         }
         let data: Value = match serde_json::from_str(&event.data) {
             Ok(data) => data,
-            // An `error` event is the server's error whatever it holds.
-            Err(_) if event.event == "error" => return Err(http::event_error(&event.data)),
             Err(e) => return Err(malformed(format!("a stream event is not JSON: {e}"))),
         };
         let kind = data["type"].as_str().unwrap_or(event.event.as_str());
         let index = data["index"].as_u64();
         match kind {
             "message_start" => {
+                // The API starts every message empty; blocks come as
+                // events. Blocks here would be read by no one, a call among
+                // them lost.
+                if data["message"]["content"].as_array().is_some_and(|c| !c.is_empty()) {
+                    return Err(malformed("message_start holds content blocks; they come as events"));
+                }
                 self.id = data["message"]["id"].as_str().map(str::to_owned);
                 usage(&data["message"]["usage"], &mut self.usage);
             }
@@ -500,13 +510,31 @@ impl http::StreamReader for StreamState {
                 let index = index.ok_or_else(|| malformed("content_block_start without an index"))?;
                 self.release(events);
                 let block = &data["content_block"];
+                if !block.is_object() {
+                    return Err(malformed(format!("block {index} started as no object")));
+                }
+                // What the start carries is kept (the API starts a block
+                // empty; some servers send it whole here).
+                let carried = |key: &str| block[key].as_str().unwrap_or_default().to_owned();
                 let partial = match block["type"].as_str() {
-                    Some("text") => Partial::Text(block["text"].as_str().unwrap_or_default().to_owned()),
+                    Some("text") => {
+                        let text = carried("text");
+                        if !text.is_empty() {
+                            events(StreamEvent::Text(text.clone()));
+                        }
+                        Partial::Text(text)
+                    }
                     Some("tool_use") => self.tool_use_start(block)?,
-                    Some("thinking") => Partial::Thinking {
-                        text: String::new(),
-                        signature: String::new(),
-                    },
+                    Some("thinking") => {
+                        let text = carried("thinking");
+                        if !text.is_empty() {
+                            events(StreamEvent::Thinking(text.clone()));
+                        }
+                        Partial::Thinking {
+                            text,
+                            signature: carried("signature"),
+                        }
+                    }
                     Some("redacted_thinking") => {
                         Partial::Redacted(block["data"].as_str().unwrap_or_default().to_owned())
                     }
@@ -575,8 +603,8 @@ impl http::StreamReader for StreamState {
                         block
                     }
                     Some(Partial::Provider { mut block, json }) => {
-                        if let Ok(input) = serde_json::from_str::<Value>(&json) {
-                            block["input"] = input;
+                        if let (Some(block), Ok(input)) = (block.as_object_mut(), serde_json::from_str(&json)) {
+                            block.insert("input".to_owned(), input);
                         }
                         Block::Provider(block)
                     }
