@@ -20,6 +20,7 @@ use super::{
 };
 use crate::format::{Format, check_call_id};
 use crate::sse::SseEvent;
+use crate::text::clip;
 
 /// The Chat Completions client. The API key comes from `OPENAI_API_KEY`
 /// unless set (no `Authorization` header without one, as local servers
@@ -492,6 +493,19 @@ impl StreamState {
             };
             for call in calls {
                 let at = self.call_at(call, events)?;
+                // A call reported whole has started: what would change it
+                // now would make it another call than the one running.
+                let continued = match call.pointer("/function/arguments") {
+                    Some(Value::String(piece)) => !piece.is_empty(),
+                    Some(whole) => whole.is_object(),
+                    None => false,
+                };
+                if at < self.reported && continued {
+                    return Err(malformed(format!(
+                        "tool call {} was continued after a later call began",
+                        clip(&self.calls[at].id)
+                    )));
+                }
                 let partial = &mut self.calls[at];
                 // The id and name come once (some servers repeat them).
                 if let Some(id) = call["id"].as_str().filter(|_| partial.id.is_empty()) {
@@ -514,7 +528,7 @@ impl StreamState {
         }
         if let Some(reason) = choice["finish_reason"].as_str().filter(|r| !is_no_reason(r)) {
             self.stop = Some(finish_reason(Some(reason)));
-            self.report(events)?;
+            self.report(events, Reported::All)?;
         }
         Ok(false)
     }
@@ -536,8 +550,10 @@ impl StreamState {
         if let Some(at) = current.filter(|&at| continues(at)) {
             return Ok(at);
         }
-        // A new call means every earlier one is complete.
-        self.report(events)?;
+        // A new call means every earlier one is complete, as OpenAI sends
+        // them; a server that interleaves the deltas of calls is caught
+        // (see `report`).
+        self.report(events, Reported::Whole)?;
         self.calls.push(PartialCall::default());
         let at = self.calls.len() - 1;
         if let Some(index) = index {
@@ -546,14 +562,22 @@ impl StreamState {
         Ok(at)
     }
 
-    /// Checks and reports every call not reported yet: all are complete.
-    /// In a turn cut off (`length`, `content_filter`, a finish_reason not
-    /// known) the last call may be incomplete, so the calls are checked but
-    /// not reported: none starts early, and the loop answers them from the
-    /// whole message.
-    fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), ModelError> {
+    /// Checks and reports the calls not reported yet: all of them at the
+    /// end of the turn, or (`Reported::Whole`) those, in order, whose
+    /// arguments are already a whole JSON object. A call is reported once,
+    /// and starts then, so one whose arguments are empty or not whole yet
+    /// waits for the end: a server that interleaved the deltas of its calls
+    /// could still continue it. (A reported call that is continued is a
+    /// malformed stream: see `chunk`.) In a turn cut off (`length`,
+    /// `content_filter`, a finish_reason not known) the last call may be
+    /// incomplete, so the calls are checked but not reported: none starts
+    /// early, and the loop answers them from the whole message.
+    fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send), which: Reported) -> Result<(), ModelError> {
         let interrupted = self.stop.as_ref().is_some_and(ModelStop::interrupts);
         for call in &self.calls[self.reported..] {
+            if which == Reported::Whole && !is_whole_object(&call.arguments) {
+                break;
+            }
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
             }
@@ -581,7 +605,7 @@ impl StreamState {
         if self.stop.is_none() && self.text.is_empty() && self.refusal.is_empty() && self.calls.is_empty() {
             return Err(malformed("the stream ended without a finish_reason or any content"));
         }
-        self.report(events)?;
+        self.report(events, Reported::All)?;
         let mut content = Vec::new();
         if !self.text.is_empty() {
             content.push(Block::Text { text: self.text });
@@ -602,6 +626,21 @@ impl StreamState {
         response.id = self.id;
         Ok(response)
     }
+}
+
+/// Which calls [`StreamState::report`] reports.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reported {
+    /// Those whose arguments are already a whole JSON object.
+    Whole,
+    /// All: the turn has ended.
+    All,
+}
+
+/// Whether `arguments` is a whole JSON object: text that nothing more can
+/// be added to and still be JSON.
+fn is_whole_object(arguments: &str) -> bool {
+    arguments.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok()
 }
 
 #[cfg(test)]
@@ -754,6 +793,67 @@ mod tests {
         let response = response.unwrap();
         assert_eq!(response.stop, ModelStop::ToolUse);
         assert_eq!(response.content.len(), 2, "{:?}", response.content);
+    }
+
+    /// A call starts early only once its arguments are a whole object, so
+    /// a server that interleaves the deltas of its calls never starts one
+    /// on arguments it has not finished sending; a call that had started
+    /// whole and is then continued makes the stream malformed, never a
+    /// call other than the one running.
+    #[test]
+    fn interleaved_call_deltas_never_start_a_call_on_other_arguments() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let piece = |index: u64, id: Option<&str>, arguments: &str| {
+            let mut call = json!({"index": index, "function": {"arguments": arguments}});
+            if let Some(id) = id {
+                call["id"] = json!(id);
+                call["function"]["name"] = json!("write");
+            }
+            delta(json!({"tool_calls": [call]}))
+        };
+        let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+        let seen = std::sync::Mutex::new(Vec::new());
+        let mut events = |e: StreamEvent| seen.lock().unwrap().push(e);
+        let mut state = StreamState::default();
+        for chunk in [
+            piece(0, Some("c0"), ""),
+            piece(1, Some("c1"), "{\"path\": \"/y\"}"),
+            piece(0, None, "{\"path\": \"/x\"}"),
+        ] {
+            state.chunk(&chunk.to_string(), &mut events).unwrap();
+        }
+        assert!(seen.lock().unwrap().is_empty(), "c0 waited, and c1 with it");
+        // A new call: c0 and c1 are whole, and start.
+        state
+            .chunk(&piece(2, Some("c2"), "{}").to_string(), &mut events)
+            .unwrap();
+        assert_eq!(seen.lock().unwrap().len(), 2);
+        state.chunk(&end.to_string(), &mut events).unwrap();
+        let response = state.finish(&mut events).unwrap();
+        let reported: Vec<(String, Value)> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolUse(call) => Some((call.id.clone(), call.input.clone())),
+                _ => None,
+            })
+            .collect();
+        let whole: Vec<(String, Value)> = response.tool_uses().map(|c| (c.id.clone(), c.input.clone())).collect();
+        assert_eq!(reported, whole);
+        assert_eq!(whole[0], ("c0".to_owned(), json!({"path": "/x"})));
+
+        let mut state = StreamState::default();
+        let mut events = |_: StreamEvent| {};
+        state
+            .chunk(&piece(0, Some("c0"), "{\"a\": 1}").to_string(), &mut events)
+            .unwrap();
+        state
+            .chunk(&piece(1, Some("c1"), "{}").to_string(), &mut events)
+            .unwrap();
+        let error = state.chunk(&piece(0, None, "2").to_string(), &mut events).unwrap_err();
+        assert_eq!(error.kind(), crate::model::ModelErrorKind::MalformedResponse, "{error}");
+        assert!(error.to_string().contains("c0"), "{error}");
     }
 
     #[test]
