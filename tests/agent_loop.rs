@@ -812,7 +812,8 @@ async fn a_resumed_run_keeps_the_budget_and_the_failures_in_a_row() {
     assert_eq!(outcome.stop, StopReason::Deferred);
     let resumed = agent
         .resume(outcome.transcript, outcome.deferred.unwrap(), [], &Cancellation::new())
-        .await;
+        .await
+        .unwrap();
     assert_eq!(resumed.stop, StopReason::Budget);
     assert_eq!(model.requests().len(), 1);
     assert_transcript_valid(&resumed.transcript);
@@ -846,7 +847,8 @@ async fn a_resumed_run_keeps_the_budget_and_the_failures_in_a_row() {
     );
     let resumed = agent
         .resume(outcome.transcript, deferred, [refused], &Cancellation::new())
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         resumed.stop,
         StopReason::ConsecutiveErrors {
@@ -883,7 +885,8 @@ async fn a_deferred_call_of_a_cut_off_turn_resumes_into_the_cut_off_ending() {
         let approved = tool_runtime::ToolResult::new("add", Some("t1".into()), tool_runtime::ToolOutput::text("3"));
         let resumed = agent
             .resume(outcome.transcript, deferred, [approved], &Cancellation::new())
-            .await;
+            .await
+            .unwrap();
         assert_eq!(resumed.stop, expected, "{stop:?}");
         assert_eq!(resumed.error.is_some(), expected == StopReason::ModelError, "{stop:?}");
         assert_eq!(model.requests().len(), 1, "{stop:?}: the model was asked again");
@@ -992,4 +995,121 @@ async fn a_model_sent_strict_definitions_has_its_nulls_read_as_not_given() {
     let registry = ToolRegistry::new().strict().with_strict_definitions(true);
     let (text, _, errors) = nulls_for_optional_parameters(false, registry).await;
     assert_eq!((text.as_str(), errors), ("abab", vec![]));
+}
+
+/// Resuming checks what it is given before it runs or records anything:
+/// results are matched by call id, or, without one, to the pending call of
+/// their tool; a result that answers no pending call, or a transcript that
+/// does not end with the deferred calls, is an error, never a call that
+/// ran told to the model as not run. `run_pending` runs a pending call as
+/// the run would have: a strict model's `null` means "not given".
+#[tokio::test]
+async fn resuming_matches_every_result_to_a_pending_call_or_refuses() {
+    use tool_runtime::agent::{Approval, ResumeError};
+    use tool_runtime::{ToolCall, ToolOutput, ToolResult};
+
+    let deferred_run = || {
+        let mut registry = registry();
+        registry.register(Repeat).unwrap();
+        let model = Scripted::new([
+            calls(&[
+                ("r1", "repeat", json!({"text": "ab", "times": null})),
+                ("g1", "greet", json!({"name": "Ada"})),
+            ]),
+            text("Done.", ModelStop::EndTurn),
+        ])
+        .strict_tools(true);
+        Agent::new(model, registry).approver(|_: &ToolCall| Approval::Defer)
+    };
+    let agent = deferred_run();
+    let outcome = agent.run("Go").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    let deferred = outcome.deferred.clone().unwrap();
+
+    // A result for a call that is not pending, or twice for one call.
+    for results in [
+        vec![ToolResult::new("greet", Some("g9".into()), ToolOutput::text("Hi"))],
+        vec![ToolResult::new("add", None, ToolOutput::text("3"))],
+        vec![
+            ToolResult::new("greet", Some("g1".into()), ToolOutput::text("Hi")),
+            ToolResult::new("greet", None, ToolOutput::text("Hi again")),
+        ],
+    ] {
+        let error = agent
+            .resume(
+                outcome.transcript.clone(),
+                deferred.clone(),
+                results,
+                &Cancellation::new(),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(error, ResumeError::UnmatchedResult { .. }), "{error}");
+    }
+    // A transcript continued past the deferred calls answers nothing.
+    let mut continued = outcome.transcript.clone();
+    continued.push(Message::user("And then?"));
+    let error = agent
+        .resume(continued, deferred.clone(), [], &Cancellation::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error, ResumeError::TranscriptMismatch);
+
+    // Run as the run would have: no refusal, no warning for the `null`.
+    let pending: Vec<ToolUse> = deferred.pending().cloned().collect();
+    let repeated = agent.run_pending(&pending[0]).await;
+    assert!(!repeated.is_error, "{}", repeated.text());
+    assert_eq!(repeated.text(), "abab");
+    assert!(repeated.warnings.is_empty(), "{:?}", repeated.warning_codes());
+    // Without an id, a result answers the pending call of its tool.
+    let greeted = ToolResult::new("greet", None, ToolOutput::text("Hello, Ada!"));
+    let resumed = agent
+        .resume(outcome.transcript, deferred, [greeted, repeated], &Cancellation::new())
+        .await
+        .unwrap();
+    assert_eq!(resumed.stop, StopReason::EndTurn);
+    assert_transcript_valid(&resumed.transcript);
+    let answers: Vec<(String, String)> = resumed.transcript[2]
+        .tool_results()
+        .map(|r| (r.tool_use_id.clone(), r.to_text()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            ("r1".to_owned(), "abab".to_owned()),
+            ("g1".to_owned(), "Hello, Ada!".to_owned())
+        ]
+    );
+}
+
+/// A model whose final message lacks a call its stream started (no client
+/// here sends one; a custom model may): the call that ran stays in the
+/// transcript with its result, and the turn is a malformed response.
+#[tokio::test(start_paused = true)]
+async fn a_started_call_missing_from_the_final_message_is_kept_and_the_turn_malformed() {
+    for answered in [vec![ToolUse::new("t2", "add", json!({"a": 2, "b": 2}))], vec![]] {
+        let model = Streams {
+            streamed: vec![
+                ToolUse::new("t1", "add", json!({"a": 1, "b": 1})),
+                ToolUse::new("t2", "add", json!({"a": 2, "b": 2})),
+            ],
+            answered,
+            log: Arc::default(),
+        };
+        let outcome = Agent::new(model, registry()).run("Add").await;
+        assert_eq!(outcome.stop, StopReason::ModelError);
+        let error = outcome.error.unwrap();
+        assert_eq!(error.kind(), ModelErrorKind::MalformedResponse);
+        assert!(error.to_string().contains("t1"), "{error}");
+        assert_transcript_valid(&outcome.transcript);
+        // Every started call is answered; the first had run (the second
+        // is stopped, perhaps before it ran).
+        let answered: Vec<(String, String)> = outcome.transcript[2]
+            .tool_results()
+            .map(|r| (r.tool_use_id.clone(), r.to_text()))
+            .collect();
+        assert_eq!(answered.len(), 2, "{answered:?}");
+        assert_eq!(answered[0], ("t1".to_owned(), "2".to_owned()));
+        assert_eq!(answered[1].0, "t2");
+    }
 }

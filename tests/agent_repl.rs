@@ -192,3 +192,41 @@ async fn a_line_that_starts_with_a_slash_but_no_command_word_is_chat() {
         "the help says how to send such a line: {output}"
     );
 }
+
+/// A line whose model call failed leaves the conversation at a user
+/// message; the next line joins it rather than making two user messages in
+/// a row, which servers whose chat templates want turns to alternate
+/// refuse.
+#[tokio::test]
+async fn a_line_after_a_failed_model_call_joins_the_unanswered_message() {
+    use tool_runtime::model::{ModelError, ModelErrorKind, Role};
+    let model = Arc::new(
+        Scripted::new([])
+            .then_error(ModelError::new(ModelErrorKind::Authentication, "invalid x-api-key"))
+            .then(ModelResponse::new(
+                vec![Block::Text { text: "Noted.".into() }],
+                ModelStop::EndTurn,
+            )),
+    );
+    let mut output = Vec::new();
+    Repl::new(registry())
+        .model(model.clone())
+        .run("First\nSecond\n".as_bytes(), &mut output)
+        .await
+        .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    assert!(output.contains("invalid x-api-key"), "{output}");
+    assert!(output.contains("Noted."), "{output}");
+    let second = &model.requests()[1];
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert_eq!(second[0].role, Role::User);
+    let lines: Vec<&str> = second[0]
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            Block::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lines, ["First", "Second"]);
+}

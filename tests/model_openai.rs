@@ -331,7 +331,8 @@ async fn denied_deferred_and_resumed_streaming() {
             [result],
             &tool_runtime::Cancellation::new(),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(outcome.stop, StopReason::EndTurn);
     assert_transcript_valid(&outcome.transcript);
     assert_openai_requests(&server, "sk-test");

@@ -46,7 +46,7 @@ pub(crate) fn clip_at(s: &str, max: usize) -> Cow<'_, str> {
 /// text around it on display: control characters, the Unicode line and
 /// paragraph separators, and the bidirectional embeddings, overrides and
 /// isolates.
-fn breaks_text(c: char) -> bool {
+pub(crate) fn breaks_text(c: char) -> bool {
     c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 

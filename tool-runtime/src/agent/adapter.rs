@@ -74,6 +74,16 @@ pub(crate) async fn run(
 /// An `is_error` result for a call that did not run (refused, not allowed,
 /// cancelled before it started); the model's name for the tool is kept
 /// cut to 64 characters, as the registry keeps an unknown one.
+/// The result of a call of a tool the run does not offer; `available` is
+/// the sentence naming the tools it does.
+pub(crate) fn not_available(call: &ToolUse, available: &str) -> ToolResult {
+    let text = format!(
+        "The tool `{}` is not available in this run. {available} Call one of them instead.",
+        clip(&call.name)
+    );
+    not_run(call, text, false)
+}
+
 pub(crate) fn not_run(call: &ToolUse, text: String, cancelled: bool) -> ToolResult {
     let outcome = if cancelled {
         Outcome::Cancelled
@@ -106,6 +116,10 @@ pub(crate) fn result_block(call_id: &str, result: &ToolResult) -> ToolResultBloc
 
 pub(crate) fn call_id(result: &ToolResult) -> Option<&str> {
     result.call_id.as_deref()
+}
+
+pub(crate) fn tool(result: &ToolResult) -> &str {
+    result.tool()
 }
 
 pub(crate) fn is_error(result: &ToolResult) -> bool {

@@ -36,7 +36,7 @@ pub mod repl;
 
 pub use approval::{Approval, Approver};
 pub use events::{AgentEvent, EventStream, event_channel};
-pub use outcome::{Deferred, Outcome, StopReason};
+pub use outcome::{Deferred, Outcome, ResumeError, StopReason};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
@@ -204,19 +204,30 @@ impl<M: Model> Agent<M> {
         self.drive(state, cancellation).await
     }
 
-    /// Resumes a deferred run: `results` answer the pending calls (matched
-    /// by call id; make them with [`ToolRegistry::call_one`] once a person
-    /// agreed, `registry.call_one(ToolCall::from(pending))` for each of
-    /// [`Deferred::pending`], or refuse with any error result). A pending
-    /// call with no result is answered as not run.
+    /// Resumes a deferred run: `transcript` is the deferred outcome's, as it
+    /// ended (with the message whose calls wait), and `results` answer the
+    /// pending calls. Make a result with [`Agent::run_pending`] once a
+    /// person agreed, or refuse with any error result; a pending call with
+    /// no result is answered as not run. A result is matched to its call by
+    /// call id, or, when it has none, to the first pending call of its tool
+    /// not answered yet.
+    ///
+    /// # Errors
+    ///
+    /// Nothing is run or recorded when the transcript does not end with the
+    /// deferred calls ([`ResumeError::TranscriptMismatch`]: results placed
+    /// after another message would answer nothing), or when a result
+    /// answers no pending call ([`ResumeError::UnmatchedResult`]: a call
+    /// that ran must not be told to the model as not run).
     pub async fn resume(
         &self,
         mut transcript: Vec<Message>,
         deferred: Deferred,
         results: impl IntoIterator<Item = ToolResult>,
         cancellation: &Cancellation,
-    ) -> Outcome {
-        let mut supplied: Vec<ToolResult> = results.into_iter().collect();
+    ) -> Result<Outcome, ResumeError> {
+        deferred.check_transcript(&transcript)?;
+        let mut answered = deferred.match_results(results.into_iter().collect())?;
         let mut state = RunState {
             transcript: Vec::new(),
             usage: deferred.usage,
@@ -225,20 +236,14 @@ impl<M: Model> Agent<M> {
             text: String::new(),
         };
         let mut answers = Vec::new();
-        for slot in deferred.slots {
+        for (slot, result) in deferred.slots.into_iter().zip(answered.iter_mut()) {
             answers.push(match slot {
                 Slot::Done(block) => block,
                 Slot::Pending(call) => {
-                    let position = supplied
-                        .iter()
-                        .position(|r| adapter::call_id(r) == Some(call.id.as_str()));
-                    let result = match position {
-                        Some(i) => supplied.remove(i),
-                        None => {
-                            let text = format!("The call of `{}` was not run.", clip(&call.name));
-                            adapter::not_run(&call, text, false)
-                        }
-                    };
+                    let result = result.take().unwrap_or_else(|| {
+                        let text = format!("The call of `{}` was not run.", clip(&call.name));
+                        adapter::not_run(&call, text, false)
+                    });
                     self.emit(&finished_event(&call, &result, Duration::ZERO));
                     state.record(&call.name, adapter::is_error(&result));
                     adapter::result_block(&call.id, &result)
@@ -258,9 +263,32 @@ impl<M: Model> Agent<M> {
             let (stop, error) = cut_off_ending(stop);
             let mut outcome = state.end(stop);
             outcome.error = error;
-            return outcome;
+            return Ok(outcome);
         }
-        self.drive(state, cancellation).await
+        Ok(self.drive(state, cancellation).await)
+    }
+
+    /// Runs a pending call of a deferred run through the registry, as the
+    /// run would have run it (a model sent strict definitions sends `null`
+    /// for an optional parameter it leaves out, which then means "not
+    /// given"), for [`Agent::resume`]. A call of a tool outside the
+    /// allowed set is refused, naming the allowed tools.
+    pub async fn run_pending(&self, call: &ToolUse) -> ToolResult {
+        if !self.permits(&call.name) {
+            let offered = self.offered();
+            let available = adapter::available_tools(offered.iter().map(|t| t.definition().name()));
+            return adapter::not_available(call, &available);
+        }
+        let strict_definitions = self.model.sends_strict_tools();
+        let made = tokio::time::Instant::now();
+        adapter::run(
+            &self.registry,
+            ToolCall::from(call),
+            &Cancellation::new(),
+            made,
+            strict_definitions,
+        )
+        .await
     }
 
     fn emit(&self, event: &AgentEvent) {
@@ -341,13 +369,11 @@ impl<M: Model> Agent<M> {
                 }
                 Slot::Done(block)
             };
+            if !permitted {
+                return finish(adapter::not_available(&call, &available), Duration::ZERO, None);
+            }
             // The name is the model's: quoted cut to 64 characters.
             let quoted = clip(&call.name);
-            if !permitted {
-                let text =
-                    format!("The tool `{quoted}` is not available in this run. {available} Call one of them instead.");
-                return finish(adapter::not_run(&call, text, false), Duration::ZERO, None);
-            }
             let mut tool_call = ToolCall::from(&call);
             let mut changed = None;
             if let Some(approver) = approver {
@@ -520,6 +546,20 @@ impl<M: Model> Agent<M> {
                 outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem.to_string()));
                 return outcome;
             }
+            // A call the stream started is in the message it ends with (the
+            // clients here see to it); were one missing, the call that ran
+            // would answer nothing in the transcript: it is kept, with its
+            // result, and the turn is malformed.
+            if let Some(missing) = started.first_missing_from(&calls) {
+                let problem = format!(
+                    "the model's message lacks the call `{}` that its stream started",
+                    clip(&missing)
+                );
+                self.keep_started(&mut state, started).await;
+                let mut outcome = state.end(StopReason::ModelError);
+                outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem));
+                return outcome;
+            }
             if !assistant.content.is_empty() {
                 state.transcript.push(assistant);
             }
@@ -576,10 +616,6 @@ impl<M: Model> Agent<M> {
                     None => self.start(call.clone(), &context, cancellation).handle,
                 };
                 slots.push(handle);
-            }
-            // A streamed call the final message does not hold must not run on.
-            for running in started.into_ordered() {
-                running.stop().await;
             }
             let mut results = Vec::with_capacity(calls.len());
             for (call, handle) in calls.iter().zip(slots) {
@@ -837,6 +873,15 @@ impl Started {
 
     fn remove(&mut self, id: &str) -> Option<Running> {
         self.running.remove(id)
+    }
+
+    /// The id of the first call started that `calls` does not hold.
+    fn first_missing_from(&self, calls: &[ToolUse]) -> Option<String> {
+        let held: HashSet<&str> = calls.iter().map(|call| call.id.as_str()).collect();
+        self.order
+            .iter()
+            .find(|id| self.running.contains_key(*id) && !held.contains(id.as_str()))
+            .cloned()
     }
 
     /// The calls not removed, in order.

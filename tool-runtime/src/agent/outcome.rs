@@ -5,7 +5,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Message, ModelError, ModelStop, ToolResultBlock, ToolUse, Usage};
+use super::adapter;
+use crate::model::{Message, ModelError, ModelStop, Role, ToolResultBlock, ToolUse, Usage};
+use crate::result::ToolResult;
+use crate::text::clip;
 
 /// Why a run stopped.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,4 +136,90 @@ impl Deferred {
             Slot::Done(_) => None,
         })
     }
+
+    /// The ids of the deferred turn's calls, in order.
+    fn call_ids(&self) -> impl Iterator<Item = &str> {
+        self.slots.iter().map(|s| match s {
+            Slot::Done(block) => block.tool_use_id.as_str(),
+            Slot::Pending(call) => call.id.as_str(),
+        })
+    }
+
+    /// Checks that `transcript` ends with the message whose calls these are.
+    pub(crate) fn check_transcript(&self, transcript: &[Message]) -> Result<(), ResumeError> {
+        let ends_with_the_calls = transcript.last().is_some_and(|last| {
+            last.role == Role::Assistant && last.tool_uses().map(|c| c.id.as_str()).eq(self.call_ids())
+        });
+        if ends_with_the_calls {
+            Ok(())
+        } else {
+            Err(ResumeError::TranscriptMismatch)
+        }
+    }
+
+    /// Each slot's result among `results`: by call id, or, for a result
+    /// without one, the first pending call of its tool not answered yet.
+    /// `None` for a done slot and for a pending call with no result.
+    pub(crate) fn match_results(&self, results: Vec<ToolResult>) -> Result<Vec<Option<ToolResult>>, ResumeError> {
+        let mut matched: Vec<Option<ToolResult>> = self.slots.iter().map(|_| None).collect();
+        let pending = |slot: &Slot, id: Option<&str>, tool: &str| match slot {
+            Slot::Pending(call) => match id {
+                Some(id) => call.id == id,
+                None => call.name == tool,
+            },
+            Slot::Done(_) => false,
+        };
+        // Those with an id first, so one without cannot take its place.
+        let (with_id, without): (Vec<ToolResult>, Vec<ToolResult>) =
+            results.into_iter().partition(|r| adapter::call_id(r).is_some());
+        for result in with_id.into_iter().chain(without) {
+            let (id, tool) = (adapter::call_id(&result), adapter::tool(&result));
+            let Some(at) = (0..self.slots.len()).find(|&i| matched[i].is_none() && pending(&self.slots[i], id, tool))
+            else {
+                return Err(ResumeError::UnmatchedResult {
+                    call_id: id.map(|id| clip(id).into_owned()),
+                    tool: clip(tool).into_owned(),
+                });
+            };
+            matched[at] = Some(result);
+        }
+        Ok(matched)
+    }
 }
+
+/// Why [`Agent::resume`](super::Agent::resume) could not resume a run.
+/// Nothing was run or recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResumeError {
+    /// The transcript does not end with the assistant message whose calls
+    /// were deferred: pass the deferred outcome's transcript as it ended.
+    TranscriptMismatch,
+    /// A result answers no pending call: no pending call has its id (or,
+    /// without an id, its tool's name), or another result answered it.
+    UnmatchedResult {
+        /// The result's call id, if it had one.
+        call_id: Option<String>,
+        /// The result's tool.
+        tool: String,
+    },
+}
+
+impl fmt::Display for ResumeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResumeError::TranscriptMismatch => f.write_str(
+                "the transcript does not end with the deferred calls; pass the deferred outcome's transcript as it ended",
+            ),
+            ResumeError::UnmatchedResult {
+                call_id: Some(id),
+                tool,
+            } => write!(f, "the result of `{tool}` for call `{id}` answers no pending call"),
+            ResumeError::UnmatchedResult { call_id: None, tool } => {
+                write!(f, "the result of `{tool}`, which has no call id, answers no pending call of `{tool}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ResumeError {}

@@ -32,8 +32,8 @@ use tokio::sync::mpsc;
 
 use super::{Agent, AgentEvent, StopReason};
 use crate::format::Format;
-use crate::model::{Message, Model};
-use crate::text::{clip, clip_at};
+use crate::model::{Block, Message, Model, Role};
+use crate::text::{breaks_text, clip, clip_at};
 
 /// The most characters of a call's arguments or result shown as it runs.
 const PREVIEW_CHARS: usize = 200;
@@ -183,7 +183,9 @@ impl Repl {
                     continue;
                 }
             };
-            output.write_all(text.as_bytes()).await?;
+            // Tool results, descriptions and schemas (a mounted server's
+            // among them) are shown with control characters escaped.
+            output.write_all(terminal_text(&text).as_bytes()).await?;
         }
         output.flush().await
     }
@@ -273,7 +275,13 @@ impl Repl {
             .on_event(move |event| {
                 let _ = sender.send(event.clone());
             });
-        transcript.push(Message::user(line));
+        match transcript.last_mut() {
+            // The model never answered the last message (its call failed,
+            // or was stopped): the line joins it, as servers that want
+            // turns to alternate require, after any results in it.
+            Some(last) if last.role == Role::User => last.content.push(Block::Text { text: line.to_owned() }),
+            _ => transcript.push(Message::user(line)),
+        }
         let cancellation = Cancellation::new();
         let run = agent.run_cancellable(transcript, &cancellation);
         tokio::pin!(run);
@@ -370,7 +378,7 @@ fn is_command_word(word: &str) -> bool {
 /// other control character escaped as in a tool's output (`\u{1b}`), so
 /// the model can neither clear the screen nor rewrite what was shown.
 fn terminal_text(text: &str) -> Cow<'_, str> {
-    if !text.contains(|c: char| c.is_control() && c != '\n' && c != '\t') {
+    if !text.contains(|c: char| breaks_text(c) && c != '\n' && c != '\t') {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -464,5 +472,10 @@ mod tests {
         assert!(matches!(terminal_text("plain\n\ttext"), Cow::Borrowed(_)));
         assert_eq!(terminal_text("a\x1b[2Jb\r\n\tc\u{9b}"), "a\\u{1b}[2Jb\\r\n\tc\\u{9b}");
         assert_eq!(terminal_text("\x07\n\n\x07"), "\\u{7}\n\n\\u{7}");
+        assert_eq!(
+            terminal_text("a\u{202e}b"),
+            "a\\u{202e}b",
+            "a bidi override reorders the line"
+        );
     }
 }

@@ -30,6 +30,12 @@ impl Scripted {
         }
     }
 
+    /// Also gives this response, after the responses (and errors) so far.
+    pub fn then(self, response: ModelResponse) -> Self {
+        lock(&self.responses).push_back(Ok(response));
+        self
+    }
+
     /// Also fails one turn with this error, after the responses so far.
     pub fn then_error(self, error: ModelError) -> Self {
         lock(&self.responses).push_back(Err(error));
