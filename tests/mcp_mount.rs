@@ -734,7 +734,7 @@ for line in sys.stdin.buffer:
         if mode == "unreadable":
             result = "done"
         elif mode == "lenient":
-            result = {"content": [{"type": "text", "text": "ok"}, {"type": "image", "data": "iVBO"}]}
+            result = {"content": [{"type": "text", "text": "ok"}, {"type": "image", "data": "iVBORw0KGgo="}]}
         send({"id": id_, "result": result})
     else:
         send({"id": id_, "result": {}})
@@ -922,7 +922,7 @@ async fn tools_and_results_rmcp_cannot_type_are_read_leniently() {
     assert_eq!(result.content.len(), 2, "{:?}", result.content);
     assert_eq!(result.content[0], Content::text("ok"));
     assert!(
-        matches!(&result.content[1], Content::Image { mime_type, data } if mime_type == "image/png" && data == "iVBO"),
+        matches!(&result.content[1], Content::Image { mime_type, data } if mime_type == "image/png" && data == "iVBORw0KGgo="),
         "{:?}",
         result.content
     );

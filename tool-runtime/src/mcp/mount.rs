@@ -892,16 +892,72 @@ fn http_client(name: &str, url: &str) -> Result<mcp_reqwest::Client, McpError> {
         .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}`: the HTTP client")))
 }
 
+/// A remote image (an image block, or a resource blob of an image type)
+/// as content a provider accepts: its data must be base64 of an image,
+/// labelled with the type its bytes show (a provider refuses an image
+/// whose bytes are not of its declared type, and a refused result would
+/// fail every later request of a conversation). Anything else becomes a
+/// note saying what was sent. `uri`: the resource's, for the note.
+fn remote_image(data: &Value, declared: Option<&str>, uri: Option<&str>) -> Content {
+    let what = match uri {
+        Some(uri) => format!("the image {}", crate::text::clip(uri)),
+        None => "an image".to_owned(),
+    };
+    let data = data.as_str().unwrap_or_default();
+    // Base64 wrapped over lines (as MIME writes it) is joined.
+    let joined: String;
+    let data = if data.contains(|c: char| c.is_ascii_whitespace()) {
+        joined = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        joined.as_str()
+    } else {
+        data
+    };
+    let bytes = crate::output::base64_decode(data).filter(|bytes| !bytes.is_empty());
+    match bytes.as_deref().map(image_type) {
+        Some(Some(mime_type)) => Content::Image {
+            data: data.to_owned(),
+            mime_type: mime_type.to_owned(),
+        },
+        Some(None) => Content::text(format!(
+            "[{what} ({}) that the server sent in a form that cannot be shown]",
+            crate::text::clip(declared.unwrap_or("no type given"))
+        )),
+        None => Content::text(format!("[{what} that the server sent without readable data]")),
+    }
+}
+
+/// The type of image `bytes` hold, by their first bytes: the types every
+/// provider accepts.
+fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0x89, b'P', b'N', b'G', ..] => Some("image/png"),
+        [0xFF, 0xD8, 0xFF, ..] => Some("image/jpeg"),
+        [b'G', b'I', b'F', b'8', ..] => Some("image/gif"),
+        [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => Some("image/webp"),
+        _ => None,
+    }
+}
+
 /// A `CallToolResult` as the runtime's output.
 fn output_of(result: &Value) -> ToolOutput {
     let mut content = Vec::new();
     for block in result["content"].as_array().into_iter().flatten() {
         match block["type"].as_str() {
             Some("text") => content.push(Content::text(block["text"].as_str().unwrap_or_default())),
-            Some("image") => content.push(Content::Image {
-                data: block["data"].as_str().unwrap_or_default().to_owned(),
-                mime_type: block["mimeType"].as_str().unwrap_or("image/png").to_owned(),
-            }),
+            Some("image") => content.push(remote_image(&block["data"], block["mimeType"].as_str(), None)),
+            Some("resource")
+                if block["resource"]["blob"].is_string()
+                    && block["resource"]["mimeType"]
+                        .as_str()
+                        .is_some_and(|t| t.starts_with("image/")) =>
+            {
+                let resource = &block["resource"];
+                content.push(remote_image(
+                    &resource["blob"],
+                    resource["mimeType"].as_str(),
+                    resource["uri"].as_str(),
+                ));
+            }
             Some("resource") if block["resource"]["blob"].is_string() => content.push(Content::Document {
                 data: block["resource"]["blob"].as_str().unwrap_or_default().to_owned(),
                 mime_type: block["resource"]["mimeType"]
@@ -985,6 +1041,7 @@ impl RemoteTool {
         let rejects_unknown = imported.params.rejects_unknown;
         let definition = ToolDefinition::new(local, description, imported.params.fields)
             .with_other_params(imported.params.others)
+            .with_open_params(!rejects_unknown)
             .with_input_schema(imported.schema)
             .with_output_schema(output_schema)
             .with_annotations(annotations)
@@ -1084,6 +1141,38 @@ mod tests {
         RemoteTool::new("s__t".into(), &info, connection)
     }
 
+    /// Completing a remote tool's arguments keeps the keys its schema
+    /// admits beyond its properties, as bound (a call sends them), and
+    /// leaves out one refused.
+    #[test]
+    fn a_completion_keeps_the_keys_a_remote_schema_admits() {
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(unreachable_tool(json!({
+                "type": "object",
+                "properties": {"max_results": {"type": "integer"}},
+                "additionalProperties": {"type": "integer"},
+            })))
+            .unwrap();
+        let completion = registry
+            .complete("s__t", json!({"max_results": 1, "extra": "5", "bad": "x"}))
+            .unwrap();
+        assert_eq!(
+            Value::Object(completion.arguments),
+            json!({"max_results": 1, "extra": 5})
+        );
+        assert_eq!(completion.errors[0].code_path(), "unsupported_integer_literal:bad");
+
+        let mut registry = ToolRegistry::new();
+        registry
+            .register(unreachable_tool(
+                json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+            ))
+            .unwrap();
+        let completion = registry.complete("s__t", json!({"q": "a", "other": [1]})).unwrap();
+        assert_eq!(Value::Object(completion.arguments), json!({"q": "a", "other": [1]}));
+    }
+
     #[tokio::test]
     async fn keys_the_remote_schema_gives_a_schema_are_bound_by_it() {
         let mut registry = ToolRegistry::new();
@@ -1110,7 +1199,7 @@ mod tests {
         let output = output_of(&json!({
             "content": [
                 {"type": "text", "text": "hi"},
-                {"type": "image", "data": "iVBO", "mimeType": "image/png"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
                 {"type": "resource", "resource": {"uri": "file:///a.pdf", "mimeType": "application/pdf", "blob": "JVBE"}},
                 {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "body"}},
                 {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
@@ -1130,6 +1219,40 @@ mod tests {
         assert_eq!(
             output.content[4],
             Content::text("[audio (audio/wav, about 3 bytes) that cannot be shown here]")
+        );
+    }
+
+    /// A remote image reaches a provider only as an image it accepts:
+    /// base64 of an image, labelled with the type its bytes show; an image
+    /// resource is such an image too. Anything else is a note, never a
+    /// block that a provider would refuse (and with it every later request
+    /// of the conversation).
+    #[test]
+    fn remote_images_are_checked_and_labelled_by_their_bytes() {
+        const PNG: &str = "iVBORw0KGgo=";
+        let output = output_of(&json!({"content": [
+            {"type": "image", "data": PNG, "mimeType": "image/jpeg"},
+            {"type": "image", "data": "iVBORw0K\nGgo=", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///shot.png", "mimeType": "image/png", "blob": PNG}},
+            {"type": "image", "mimeType": "image/png"},
+            {"type": "image", "data": "", "mimeType": "image/png"},
+            {"type": "image", "data": "not base64!", "mimeType": "image/png"},
+            {"type": "image", "data": "AAAAAAAA", "mimeType": "image/bmp"},
+        ]}));
+        let image = |data: &str| Content::Image {
+            data: data.to_owned(),
+            mime_type: "image/png".to_owned(),
+        };
+        assert_eq!(output.content[..3], [image(PNG), image(PNG), image(PNG)]);
+        for note in &output.content[3..6] {
+            assert_eq!(
+                *note,
+                Content::text("[an image that the server sent without readable data]")
+            );
+        }
+        assert_eq!(
+            output.content[6],
+            Content::text("[an image (image/bmp) that the server sent in a form that cannot be shown]")
         );
     }
 
