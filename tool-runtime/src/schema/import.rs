@@ -647,6 +647,15 @@ fn inline<'a>(node: &'a Value, root: &'a Value, depth: usize, state: &mut Inlini
     repair(&mut out);
     fold_null_union(&mut out, "anyOf");
     fold_null_union(&mut out, "oneOf");
+    // `{"allOf": [X], ...}`, pydantic's way to describe a field of a
+    // referenced model or enum, is X with the keys beside it, as a `$ref`
+    // with siblings is: bound as X, not as any value.
+    if matches!(out.get("allOf"), Some(Value::Array(members)) if members.len() == 1 && members[0].is_object())
+        && let Some(Value::Array(mut members)) = out.remove("allOf")
+        && let Some(member) = members.pop()
+    {
+        return with_siblings(member, out);
+    }
     Value::Object(out)
 }
 
@@ -762,14 +771,6 @@ fn repair(node: &mut Map<String, Value>) {
 /// object), the node is the `allOf` of both, bound as any value and
 /// judged by the server.
 fn with_siblings(resolved: Value, siblings: Map<String, Value>) -> Value {
-    const ANNOTATIONS: &[&str] = &[
-        "description",
-        "default",
-        "examples",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-    ];
     let Value::Object(mut merged) = resolved else {
         return resolved;
     };
@@ -1136,6 +1137,18 @@ fn percent_decoded(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// Keywords that say nothing of which values a schema takes.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "$comment",
+    "examples",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
 /// `{"anyOf": [X, {"type": "null"}]}` becomes X, nullable. Other unions
 /// stay as written (bound as any value, `null` included); they lose their
 /// `null` member on the way out ([`for_providers`]).
@@ -1156,6 +1169,13 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
     let [Value::Object(only)] = others.as_slice() else {
         return;
     };
+    // Beside the union the node must hold annotations only: a keyword of
+    // its own (a `type`, an `enum`) holds for every value, `null` as well,
+    // so the node is no nullable X (`{"type": "string", "anyOf": [...,
+    // null]}` takes no `null`), and would not take one once folded.
+    if !node.keys().all(|k| k == key || ANNOTATIONS.contains(&k.as_str())) {
+        return;
+    }
     let only = only.clone();
     node.remove(key);
     for (k, v) in only {
@@ -1169,7 +1189,6 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
 /// null}` or `{"enum": [null]}`, with annotations beside it
 /// (`description`, `title`, ...) but no other keyword.
 fn is_null_schema(member: &Value) -> bool {
-    const ANNOTATIONS: &[&str] = &["description", "title", "$comment", "examples", "default", "deprecated"];
     let Some(object) = member.as_object() else {
         return false;
     };
@@ -1255,6 +1274,55 @@ mod tests {
         assert_eq!(out["required"], json!(["limit"]));
         assert_eq!(out["properties"]["limit"], json!({"type": "integer"}));
         assert!(out.get("additionalProperties").is_none(), "{out}");
+    }
+
+    /// pydantic describes a field of a referenced model as `{"allOf":
+    /// [{"$ref": ...}], "description": ...}`: bound as the model, so a
+    /// remote integer inside it is coerced, and sent without the wrapper.
+    #[test]
+    fn a_single_member_all_of_is_its_member_with_the_keys_beside_it() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"window": {"allOf": [{"$ref": "#/$defs/Window"}], "description": "The time window"}},
+            "required": ["window"],
+            "$defs": {"Window": {"type": "object", "properties": {"days": {"type": "integer"}}, "required": ["days"]}},
+        });
+        let imported = import_input_schema(&schema);
+        let window = &imported.schema["properties"]["window"];
+        assert!(window.get("allOf").is_none(), "{window}");
+        assert_eq!(window["description"], "The time window");
+        assert_eq!(window["properties"]["days"], json!({"type": "integer"}));
+        let mut args = json!({"window": {"days": "7"}}).as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert_eq!(args["window"]["days"], json!(7));
+    }
+
+    /// A null union beside a keyword of the node's own is no nullable
+    /// value: the keyword refuses `null` whatever the union says, so the
+    /// binder must not take one (the server would refuse it).
+    #[test]
+    fn a_null_union_beside_a_type_or_enum_of_its_own_is_not_folded() {
+        for property in [
+            json!({"type": "string", "anyOf": [{"minLength": 1}, {"type": "null"}]}),
+            json!({"enum": ["a", "b"], "anyOf": [{"type": "string"}, {"type": "null"}]}),
+        ] {
+            let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"]});
+            let imported = import_input_schema(&schema);
+            let p = &imported.schema["properties"]["p"];
+            // Left as written, for the server to judge, as any schema
+            // outside the subset: never made nullable.
+            assert!(p.get("anyOf").is_some(), "{p}");
+            assert_ne!(p["type"], json!(["string", "null"]), "{p}");
+        }
+        // With annotations only beside it, the union folds.
+        let schema = json!({"type": "object", "properties": {"p": {"description": "P", "anyOf": [{"type": "string"}, {"type": "null"}]}}});
+        let imported = import_input_schema(&schema);
+        assert_eq!(
+            imported.schema["properties"]["p"]["type"], "string",
+            "{}",
+            imported.schema
+        );
     }
 
     #[test]
