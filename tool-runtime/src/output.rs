@@ -88,13 +88,14 @@ impl Content {
     }
 
     /// How many bytes of text a model reads of this block: a text block's,
-    /// or a `text/*` document's once decoded (reckoned from its base64,
-    /// without decoding it); `None` for other blocks.
+    /// or a `text/*` document's once decoded; `None` for other blocks, and
+    /// for a document that is no UTF-8 text in base64, which formats show
+    /// as a note (and which is never cut).
     pub(crate) fn text_len(&self) -> Option<usize> {
         match self {
             Content::Text { text } => Some(text.len()),
-            Content::Document { data, .. } if self.is_text_document() => Some(data.trim_end_matches('=').len() * 3 / 4),
-            _ => None,
+            Content::Document { .. } => self.document_text().map(|text| text.len()),
+            Content::Image { .. } => None,
         }
     }
 }

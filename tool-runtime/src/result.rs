@@ -259,19 +259,15 @@ impl ToolResult {
         let marker = move |cut: usize| format!("\n[output cut here: {} more bytes left out]", cut + later);
         match &mut self.content[crossing] {
             Content::Text { text } => truncate_with(text, left, marker),
-            Content::Document { data, .. } => {
+            document @ Content::Document { .. } => {
                 // The document's text, cut as a text block is; it stays a
-                // document (with its title and type). Bytes that are no
-                // UTF-8 become U+FFFD, and a marker is written whatever the
-                // decoded text's length.
-                let bytes = crate::output::base64_decode(data).unwrap_or_default();
-                let mut text = String::from_utf8_lossy(&bytes).into_owned();
-                if text.len() > left {
-                    truncate_with(&mut text, left, marker);
-                } else {
-                    text.push_str(&marker(0));
+                // document (with its title and type). It has text, or it
+                // would not have crossed the limit (see `text_len`).
+                let mut text = document.document_text().unwrap_or_default();
+                truncate_with(&mut text, left, marker);
+                if let Content::Document { data, .. } = document {
+                    *data = crate::output::base64(text.as_bytes());
                 }
-                *data = crate::output::base64(text.as_bytes());
             }
             Content::Image { .. } => unreachable!("an image has no text to cut"),
         }

@@ -248,6 +248,13 @@ impl ToolDefinition {
         self
     }
 
+    /// Keys no parameter names are passed on to the tool (a remote tool
+    /// whose schema is open), not ignored.
+    pub(crate) fn with_open_params(mut self, open: bool) -> Self {
+        self.params.keeps_unknown = open;
+        self
+    }
+
     /// Declares that the tool takes `State<T>`: the registry must hold a
     /// `T` before the tool registers.
     pub fn requires_state<T: Send + Sync + 'static>(mut self) -> Self {

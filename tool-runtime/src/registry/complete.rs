@@ -141,6 +141,17 @@ impl ToolRegistry {
                 source,
             });
         }
+        // Keys no parameter names that the tool's schema admits (a remote
+        // tool's `additionalProperties`, or an open schema) go with the
+        // call as sent, or as bound: they are arguments too, unless refused.
+        let params = definition.params();
+        if params.others.is_some() || params.keeps_unknown {
+            for (key, value) in map {
+                if !completion.errors.iter().any(|e| within(&e.path, &key)) {
+                    completion.arguments.insert(key, value);
+                }
+            }
+        }
         Ok(completion)
     }
 }

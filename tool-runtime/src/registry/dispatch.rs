@@ -25,6 +25,7 @@ use tokio::time::Instant;
 
 use super::ToolRegistry;
 use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
+use crate::blocking::Work;
 use crate::call::{Arguments, ToolCall};
 use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation, Finished};
@@ -191,8 +192,13 @@ impl ToolRegistry {
             },
         };
         let definition = tool.definition();
-        if definition.is_blocking() && self.stray_blocking_calls() >= self.settings.max_stray_blocking_calls {
-            return Err(Box::new(overloaded(name, id, self.stray_blocking_calls())));
+        // Only plain `fn` bodies count here; the MCP server bounds its own
+        // stuck call threads apart (see `with_max_stray_blocking_calls`).
+        if definition.is_blocking() {
+            let stray = Work::ToolBody.stray_count();
+            if stray >= self.settings.max_stray_blocking_calls {
+                return Err(Box::new(overloaded(name, id, stray)));
+            }
         }
         if let Err(e) = self.check_size(&arguments) {
             return Err(Box::new(ToolResult::invalid_arguments(name, id, Report::error(e))));
