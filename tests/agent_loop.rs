@@ -1049,6 +1049,8 @@ async fn resuming_matches_every_result_to_a_pending_call_or_refuses() {
     // A transcript continued past the deferred calls answers nothing.
     let mut continued = outcome.transcript.clone();
     continued.push(Message::user("And then?"));
+    assert_eq!(deferred.check(&continued, &[]), Err(ResumeError::TranscriptMismatch));
+    assert_eq!(deferred.check(&outcome.transcript, &[]), Ok(()));
     let error = agent
         .resume(continued, deferred.clone(), [], &Cancellation::new())
         .await

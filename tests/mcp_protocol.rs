@@ -755,15 +755,28 @@ async fn an_empty_host_list_keeps_the_host_check() {
 /// open keep working, and a place freed by `DELETE` is taken again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_sessions_are_bounded_in_number() {
-    let addr = serve_http(HttpOptions::new().max_sessions(2)).await;
+    // Half the idle time: how long an unused session keeps its place.
+    let grace = Duration::from_secs(2);
+    let options = HttpOptions::new().max_sessions(2).session_idle_timeout(grace * 2);
+    let addr = serve_http(options).await;
     let ping = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
     let unused = session_in(&http_post(addr, None, INITIALIZE).await.0);
     let second = session_in(&http_post(addr, None, INITIALIZE).await.0);
     assert_ne!(unused, second);
     let (_, body) = http_post(addr, Some(&second), &ping(1)).await;
     assert_eq!(message_in(&body)["id"], 1, "{body}");
+    // A client between its `initialize` and its first request keeps its
+    // place.
+    assert_eq!(
+        http_status(addr, &[], INITIALIZE).await,
+        503,
+        "a fresh session keeps its place"
+    );
 
-    // Full: a third takes the place of the session never used.
+    // Full: once quiet a while, the session never used makes room.
+    tokio::time::sleep(grace + Duration::from_millis(200)).await;
+    let (_, body) = http_post(addr, Some(&second), &ping(4)).await;
+    assert_eq!(message_in(&body)["id"], 4, "{body}");
     let third = session_in(&http_post(addr, None, INITIALIZE).await.0);
     let status = http_status(addr, &[("Mcp-Session-Id", &unused)], &ping(2)).await;
     assert_eq!(status, 404, "the unused session made room");

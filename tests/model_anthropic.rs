@@ -891,11 +891,12 @@ async fn an_error_event_holding_the_bare_error_object_is_typed() {
 
 /// A thinking block sent whole in its start (as some servers send every
 /// block) keeps its text and signature, which the API needs back with the
-/// calls after it.
+/// calls after it; a delta that repeats the signature adds nothing.
 #[tokio::test]
 async fn thinking_sent_whole_in_the_block_start_is_kept() {
     let mut blocks = vec![
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "Let me add.", "signature": "EqQBCgIYAhIM"}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}}),
         json!({"type": "content_block_stop", "index": 0}),
     ];
     blocks.extend(streamed_call(1, "toolu_1", r#"{"a": 2, "b": 3}"#));

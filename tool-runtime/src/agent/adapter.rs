@@ -71,9 +71,6 @@ pub(crate) async fn run(
         .await
 }
 
-/// An `is_error` result for a call that did not run (refused, not allowed,
-/// cancelled before it started); the model's name for the tool is kept
-/// cut to 64 characters, as the registry keeps an unknown one.
 /// The result of a call of a tool the run does not offer; `available` is
 /// the sentence naming the tools it does.
 pub(crate) fn not_available(call: &ToolUse, available: &str) -> ToolResult {
@@ -84,6 +81,9 @@ pub(crate) fn not_available(call: &ToolUse, available: &str) -> ToolResult {
     not_run(call, text, false)
 }
 
+/// An `is_error` result for a call that did not run (refused, not allowed,
+/// cancelled before it started); the model's name for the tool is kept
+/// cut to 64 characters, as the registry keeps an unknown one.
 pub(crate) fn not_run(call: &ToolUse, text: String, cancelled: bool) -> ToolResult {
     let outcome = if cancelled {
         Outcome::Cancelled

@@ -218,7 +218,8 @@ impl<M: Model> Agent<M> {
     /// deferred calls ([`ResumeError::TranscriptMismatch`]: results placed
     /// after another message would answer nothing), or when a result
     /// answers no pending call ([`ResumeError::UnmatchedResult`]: a call
-    /// that ran must not be told to the model as not run).
+    /// that ran must not be told to the model as not run). The inputs are
+    /// then dropped: [`Deferred::check`] first keeps them.
     pub async fn resume(
         &self,
         mut transcript: Vec<Message>,
@@ -226,8 +227,14 @@ impl<M: Model> Agent<M> {
         results: impl IntoIterator<Item = ToolResult>,
         cancellation: &Cancellation,
     ) -> Result<Outcome, ResumeError> {
-        deferred.check_transcript(&transcript)?;
-        let mut answered = deferred.match_results(results.into_iter().collect())?;
+        let results: Vec<ToolResult> = results.into_iter().collect();
+        deferred.check(&transcript, &results)?;
+        let matched = deferred.match_results(&results)?;
+        let mut results: Vec<Option<ToolResult>> = results.into_iter().map(Some).collect();
+        let mut answered: Vec<Option<ToolResult>> = matched
+            .into_iter()
+            .map(|at| at.and_then(|i| results[i].take()))
+            .collect();
         let mut state = RunState {
             transcript: Vec::new(),
             usage: deferred.usage,

@@ -145,8 +145,22 @@ impl Deferred {
         })
     }
 
-    /// Checks that `transcript` ends with the message whose calls these are.
-    pub(crate) fn check_transcript(&self, transcript: &[Message]) -> Result<(), ResumeError> {
+    /// Checks what [`Agent::resume`](super::Agent::resume) would be given,
+    /// as it does before it runs or records anything: `transcript` must end
+    /// with the message whose calls these are, and each of `results` must
+    /// answer a pending call. `resume` takes its inputs, and on an error
+    /// they are gone: check first to keep them (results of tools that ran
+    /// among them).
+    ///
+    /// # Errors
+    ///
+    /// As [`Agent::resume`](super::Agent::resume).
+    pub fn check(&self, transcript: &[Message], results: &[ToolResult]) -> Result<(), ResumeError> {
+        self.check_transcript(transcript)?;
+        self.match_results(results).map(drop)
+    }
+
+    fn check_transcript(&self, transcript: &[Message]) -> Result<(), ResumeError> {
         let ends_with_the_calls = transcript.last().is_some_and(|last| {
             last.role == Role::Assistant && last.tool_uses().map(|c| c.id.as_str()).eq(self.call_ids())
         });
@@ -157,11 +171,12 @@ impl Deferred {
         }
     }
 
-    /// Each slot's result among `results`: by call id, or, for a result
-    /// without one, the first pending call of its tool not answered yet.
-    /// `None` for a done slot and for a pending call with no result.
-    pub(crate) fn match_results(&self, results: Vec<ToolResult>) -> Result<Vec<Option<ToolResult>>, ResumeError> {
-        let mut matched: Vec<Option<ToolResult>> = self.slots.iter().map(|_| None).collect();
+    /// For each slot, the index in `results` of its result: by call id, or,
+    /// for a result without one, the first pending call of its tool not
+    /// answered yet. `None` for a done slot and for a pending call with no
+    /// result.
+    pub(crate) fn match_results(&self, results: &[ToolResult]) -> Result<Vec<Option<usize>>, ResumeError> {
+        let mut matched: Vec<Option<usize>> = vec![None; self.slots.len()];
         let pending = |slot: &Slot, id: Option<&str>, tool: &str| match slot {
             Slot::Pending(call) => match id {
                 Some(id) => call.id == id,
@@ -170,10 +185,10 @@ impl Deferred {
             Slot::Done(_) => false,
         };
         // Those with an id first, so one without cannot take its place.
-        let (with_id, without): (Vec<ToolResult>, Vec<ToolResult>) =
-            results.into_iter().partition(|r| adapter::call_id(r).is_some());
-        for result in with_id.into_iter().chain(without) {
-            let (id, tool) = (adapter::call_id(&result), adapter::tool(&result));
+        let (with_id, without): (Vec<usize>, Vec<usize>) =
+            (0..results.len()).partition(|&i| adapter::call_id(&results[i]).is_some());
+        for index in with_id.into_iter().chain(without) {
+            let (id, tool) = (adapter::call_id(&results[index]), adapter::tool(&results[index]));
             let Some(at) = (0..self.slots.len()).find(|&i| matched[i].is_none() && pending(&self.slots[i], id, tool))
             else {
                 return Err(ResumeError::UnmatchedResult {
@@ -181,7 +196,7 @@ impl Deferred {
                     tool: clip(tool).into_owned(),
                 });
             };
-            matched[at] = Some(result);
+            matched[at] = Some(index);
         }
         Ok(matched)
     }

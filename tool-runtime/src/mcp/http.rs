@@ -111,11 +111,11 @@ impl HttpOptions {
     /// Keeps at most `max` sessions open at once (at least one). While
     /// that many are open, a client that asks for a new one (an
     /// `initialize` without `Mcp-Session-Id`) takes the place of a session
-    /// that was never used (no request made in it after `initialize`, the
-    /// one waiting longest), so a client that opens sessions in a loop
-    /// takes no place from one that uses its session; when every open
-    /// session has been used, it gets 503 and the sessions already open go
-    /// on. A session ends when its client ends it (`DELETE`) or when it
+    /// that was never used (no request made in it after `initialize`, and
+    /// none heard of for ten seconds, or half the idle time if shorter;
+    /// the one waiting longest), so a client that opens sessions in a loop
+    /// takes no place from one that uses its session; when no session can
+    /// make room, it gets 503 and the sessions already open go on. A session ends when its client ends it (`DELETE`) or when it
     /// has been idle for the
     /// [`session_idle_timeout`](HttpOptions::session_idle_timeout).
     pub fn max_sessions(mut self, max: usize) -> Self {

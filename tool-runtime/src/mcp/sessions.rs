@@ -11,10 +11,12 @@
 //! timer, which knows of neither, is off.)
 //!
 //! While `max` are open, a new session takes the place of one that was
-//! never used: initialized, but no request made in it since, and no
-//! stream open; the one waiting longest goes. So a client that opens
-//! sessions in a loop, and never uses them, takes no place from a client
-//! that does; only when every open session has been used is a new one
+//! never used: initialized, but no request made in it since, no stream
+//! open, and nothing heard from its client for a moment (ten seconds, or
+//! half the idle time if shorter: a client between its `initialize` and
+//! its first request keeps its place); the one waiting longest goes. So a
+//! client that opens sessions in a loop, and never uses them, takes no
+//! place from a client that does; when no session can go, a new one is
 //! refused.
 //!
 //! rmcp's priming events (an event with an id, a `retry` and empty data,
@@ -43,6 +45,9 @@ pub(super) struct Sessions {
     /// Held while a session is made.
     creating: tokio::sync::Mutex<()>,
     idle: Duration,
+    /// How long an unused session keeps its place after its client was
+    /// last heard from.
+    grace: Duration,
     /// What each open session is doing, to tell when it is idle.
     activity: Mutex<HashMap<SessionId, Activity>>,
     /// Whether the task that ends idle sessions runs.
@@ -72,6 +77,7 @@ impl Sessions {
             max,
             creating: tokio::sync::Mutex::new(()),
             idle,
+            grace: (idle / 2).min(Duration::from_secs(10)),
             activity: Mutex::new(HashMap::new()),
             reaping: std::sync::atomic::AtomicBool::new(false),
             me: me.clone(),
@@ -108,9 +114,15 @@ impl Sessions {
     }
 
     /// Whether a new session would be refused: every place is taken, and
-    /// every open session has been used.
+    /// no open session may make room.
     pub(super) async fn refuses_new(&self) -> bool {
-        self.full().await && !self.activity().values().any(Activity::unused)
+        let now = Instant::now();
+        self.full().await && !self.activity().values().any(|a| self.may_go(a, now))
+    }
+
+    /// Whether a session may make room for a new one.
+    fn may_go(&self, activity: &Activity, now: Instant) -> bool {
+        !activity.used && activity.streams == 0 && now.saturating_duration_since(activity.since) >= self.grace
     }
 
     async fn full(&self) -> bool {
@@ -119,10 +131,11 @@ impl Sessions {
 
     /// The unused session that has waited longest, forgotten here.
     fn take_unused(&self) -> Option<SessionId> {
+        let now = Instant::now();
         let mut activity = self.activity();
         let id = activity
             .iter()
-            .filter(|(_, a)| a.unused())
+            .filter(|(_, a)| self.may_go(a, now))
             .min_by_key(|(_, a)| a.since)
             .map(|(id, _)| id.clone())?;
         activity.remove(&id);
@@ -196,13 +209,6 @@ impl Sessions {
             activity.remove(id);
         }
         idle
-    }
-}
-
-impl Activity {
-    /// Initialized at most: no request made in it, no stream open.
-    fn unused(&self) -> bool {
-        !self.used && self.streams == 0
     }
 }
 

@@ -568,7 +568,11 @@ impl http::StreamReader for StreamState {
                         text.push_str(piece("thinking"));
                         events(StreamEvent::Thinking(piece("thinking").to_owned()));
                     }
-                    (Partial::Thinking { signature, .. }, Some("signature_delta")) => {
+                    // A delta that repeats the whole signature its block's
+                    // start carried is no more of it.
+                    (Partial::Thinking { signature, .. }, Some("signature_delta"))
+                        if *signature != piece("signature") =>
+                    {
                         signature.push_str(piece("signature"));
                     }
                     _ => {}

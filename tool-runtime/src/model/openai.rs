@@ -398,6 +398,9 @@ struct PartialCall {
     id: String,
     name: String,
     arguments: String,
+    /// The length of `arguments` when they were last found not whole: they
+    /// are parsed again only once more has come.
+    not_whole_at: Option<usize>,
 }
 
 /// A streamed completion being put together from its chunks. A tool call is
@@ -574,9 +577,13 @@ impl StreamState {
     /// early, and the loop answers them from the whole message.
     fn report(&mut self, events: &mut (dyn FnMut(StreamEvent) + Send), which: Reported) -> Result<(), ModelError> {
         let interrupted = self.stop.as_ref().is_some_and(ModelStop::interrupts);
-        for call in &self.calls[self.reported..] {
-            if which == Reported::Whole && !is_whole_object(&call.arguments) {
-                break;
+        for call in &mut self.calls[self.reported..] {
+            if which == Reported::Whole {
+                let len = call.arguments.len();
+                if call.not_whole_at == Some(len) || !is_whole_object(&call.arguments) {
+                    call.not_whole_at = Some(len);
+                    break;
+                }
             }
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));

@@ -16,7 +16,9 @@ pub struct Completion {
     /// The tool's name.
     pub tool: String,
     /// The bound arguments with every default filled in (optional
-    /// parameters that were not sent, and refused values, are left out).
+    /// parameters that were not sent, and refused values, are left out),
+    /// and the keys no parameter names that the tool's schema admits (a
+    /// remote tool's), as a call would send them.
     pub arguments: Map<String, Value>,
     /// Required parameters still missing.
     pub missing: Vec<String>,
@@ -92,12 +94,15 @@ impl ToolRegistry {
         let definition = tool.definition();
         let mode = self.mode_for(definition);
         let (mut map, decoded) = self.argument_object(arguments.into(), mode)?;
+        let report = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
+        // Past the problems recorded, which values were refused is not known.
+        let all_errors_known = report.error_count() == report.errors.len();
         let Report {
             mut warnings,
             errors,
             refused,
             ..
-        } = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
+        } = report;
         warnings.splice(0..0, decoded);
         // A coercion inside a refused parameter's value made nothing that
         // is kept: no warning for it (the keys ignored there stay).
@@ -143,9 +148,10 @@ impl ToolRegistry {
         }
         // Keys no parameter names that the tool's schema admits (a remote
         // tool's `additionalProperties`, or an open schema) go with the
-        // call as sent, or as bound: they are arguments too, unless refused.
+        // call as sent, or as bound: they are arguments too, unless refused
+        // (or perhaps refused, past the problems recorded).
         let params = definition.params();
-        if params.others.is_some() || params.keeps_unknown {
+        if (params.others.is_some() || params.keeps_unknown) && all_errors_known {
             for (key, value) in map {
                 if !completion.errors.iter().any(|e| within(&e.path, &key)) {
                     completion.arguments.insert(key, value);

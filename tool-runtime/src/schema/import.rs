@@ -650,7 +650,10 @@ fn inline<'a>(node: &'a Value, root: &'a Value, depth: usize, state: &mut Inlini
     // `{"allOf": [X], ...}`, pydantic's way to describe a field of a
     // referenced model or enum, is X with the keys beside it, as a `$ref`
     // with siblings is: bound as X, not as any value.
-    if matches!(out.get("allOf"), Some(Value::Array(members)) if members.len() == 1 && members[0].is_object())
+    // (The root's own `allOf` is folded with its other unions, keeping the
+    // root's keys: see `flatten_root_union`.)
+    if depth > 0
+        && matches!(out.get("allOf"), Some(Value::Array(members)) if members.len() == 1 && members[0].is_object())
         && let Some(Value::Array(mut members)) = out.remove("allOf")
         && let Some(member) = members.pop()
     {
@@ -1169,11 +1172,12 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
     let [Value::Object(only)] = others.as_slice() else {
         return;
     };
-    // Beside the union the node must hold annotations only: a keyword of
-    // its own (a `type`, an `enum`) holds for every value, `null` as well,
-    // so the node is no nullable X (`{"type": "string", "anyOf": [...,
-    // null]}` takes no `null`), and would not take one once folded.
-    if !node.keys().all(|k| k == key || ANNOTATIONS.contains(&k.as_str())) {
+    // A keyword beside the union that refuses `null` (a `type` or `enum`
+    // of the node's own) holds for every value, so the node is no nullable
+    // X (`{"type": "string", "anyOf": [..., null]}` takes no `null`), and
+    // must not become one. Keywords of one type only (`maxLength`,
+    // `format`) and annotations take `null`, and fold.
+    if node.iter().any(|(k, v)| k != key && refuses_null(k, v)) {
         return;
     }
     let only = only.clone();
@@ -1183,6 +1187,23 @@ fn fold_null_union(node: &mut Map<String, Value>, key: &str) {
         node.entry(k).or_insert(v);
     }
     make_nullable(node);
+}
+
+/// Whether the keyword `key` of value `value` refuses `null`, whatever
+/// else its schema says (as far as the import can tell: a keyword that
+/// combines schemas may, so it counts as one that does).
+fn refuses_null(key: &str, value: &Value) -> bool {
+    match key {
+        "type" => match value {
+            Value::String(t) => t != "null",
+            Value::Array(types) => !types.iter().any(|t| t == "null"),
+            _ => true,
+        },
+        "enum" => value.as_array().is_none_or(|values| !values.iter().any(Value::is_null)),
+        "const" => !value.is_null(),
+        "not" | "allOf" | "anyOf" | "oneOf" | "$ref" | "if" => true,
+        _ => false,
+    }
 }
 
 /// A schema of `null` alone: `{"type": "null"}` (or `["null"]`), `{"const":
@@ -1315,14 +1336,19 @@ mod tests {
             assert!(p.get("anyOf").is_some(), "{p}");
             assert_ne!(p["type"], json!(["string", "null"]), "{p}");
         }
-        // With annotations only beside it, the union folds.
-        let schema = json!({"type": "object", "properties": {"p": {"description": "P", "anyOf": [{"type": "string"}, {"type": "null"}]}}});
+        // Beside annotations, or a keyword of strings only, the union folds.
+        let schema = json!({"type": "object", "properties": {
+            "p": {"description": "P", "anyOf": [{"type": "string"}, {"type": "null"}]},
+            "q": {"maxLength": 3, "anyOf": [{"type": "string"}, {"type": "null"}]},
+        }});
         let imported = import_input_schema(&schema);
-        assert_eq!(
-            imported.schema["properties"]["p"]["type"], "string",
-            "{}",
-            imported.schema
-        );
+        let properties = &imported.schema["properties"];
+        assert_eq!(properties["p"]["type"], "string", "{properties}");
+        assert_eq!(properties["q"]["type"], "string", "{properties}");
+        assert_eq!(properties["q"]["maxLength"], 3, "{properties}");
+        let mut args = json!({"q": "abcd"}).as_object().unwrap().clone();
+        let report = normalize(&imported.params, &mut args, BindMode::Lenient, false);
+        assert_eq!(report.errors[0].code_path(), "out_of_range:q");
     }
 
     #[test]
