@@ -250,6 +250,7 @@ impl ToolDefinition {
 
     /// Keys no parameter names are passed on to the tool (a remote tool
     /// whose schema is open), not ignored.
+    #[cfg(feature = "mcp")]
     pub(crate) fn with_open_params(mut self, open: bool) -> Self {
         self.params.keeps_unknown = open;
         self
