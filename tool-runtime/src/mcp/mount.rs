@@ -1141,19 +1141,29 @@ mod tests {
         RemoteTool::new("s__t".into(), &info, connection)
     }
 
+    /// A registry of the remote tool `s__t` of `input_schema`.
+    fn registry_of(input_schema: Value) -> ToolRegistry {
+        let mut registry = ToolRegistry::new();
+        registry.register(unreachable_tool(input_schema)).unwrap();
+        registry
+    }
+
+    /// An object of one integer property, `max_results`, whose other keys
+    /// are integers.
+    fn integer_keys() -> Value {
+        json!({
+            "type": "object",
+            "properties": {"max_results": {"type": "integer"}},
+            "additionalProperties": {"type": "integer"},
+        })
+    }
+
     /// Completing a remote tool's arguments keeps the keys its schema
     /// admits beyond its properties, as bound (a call sends them), and
     /// leaves out one refused.
     #[test]
     fn a_completion_keeps_the_keys_a_remote_schema_admits() {
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(unreachable_tool(json!({
-                "type": "object",
-                "properties": {"max_results": {"type": "integer"}},
-                "additionalProperties": {"type": "integer"},
-            })))
-            .unwrap();
+        let registry = registry_of(integer_keys());
         let completion = registry
             .complete("s__t", json!({"max_results": 1, "extra": "5", "bad": "x"}))
             .unwrap();
@@ -1163,26 +1173,14 @@ mod tests {
         );
         assert_eq!(completion.errors[0].code_path(), "unsupported_integer_literal:bad");
 
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(unreachable_tool(
-                json!({"type": "object", "properties": {"q": {"type": "string"}}}),
-            ))
-            .unwrap();
+        let registry = registry_of(json!({"type": "object", "properties": {"q": {"type": "string"}}}));
         let completion = registry.complete("s__t", json!({"q": "a", "other": [1]})).unwrap();
         assert_eq!(Value::Object(completion.arguments), json!({"q": "a", "other": [1]}));
     }
 
     #[tokio::test]
     async fn keys_the_remote_schema_gives_a_schema_are_bound_by_it() {
-        let mut registry = ToolRegistry::new();
-        registry
-            .register(unreachable_tool(json!({
-                "type": "object",
-                "properties": {"max_results": {"type": "integer"}},
-                "additionalProperties": {"type": "integer"},
-            })))
-            .unwrap();
+        let registry = registry_of(integer_keys());
         // Refused before the server is asked: `extra` must be an integer,
         // and `maxResults` is a key of its own, not an alias.
         let result = registry.call("s__t", json!({"extra": "x", "maxResults": true})).await;
