@@ -228,7 +228,8 @@ impl<M: Model> Agent<M> {
         cancellation: &Cancellation,
     ) -> Result<Outcome, ResumeError> {
         let results: Vec<ToolResult> = results.into_iter().collect();
-        deferred.check(&transcript, &results)?;
+        // As `Deferred::check`, keeping what it matched.
+        deferred.check_transcript(&transcript)?;
         let matched = deferred.match_results(&results)?;
         let mut results: Vec<Option<ToolResult>> = results.into_iter().map(Some).collect();
         let mut answered: Vec<Option<ToolResult>> = matched

@@ -160,7 +160,7 @@ impl Deferred {
         self.match_results(results).map(drop)
     }
 
-    fn check_transcript(&self, transcript: &[Message]) -> Result<(), ResumeError> {
+    pub(super) fn check_transcript(&self, transcript: &[Message]) -> Result<(), ResumeError> {
         let ends_with_the_calls = transcript.last().is_some_and(|last| {
             last.role == Role::Assistant && last.tool_uses().map(|c| c.id.as_str()).eq(self.call_ids())
         });

@@ -92,7 +92,8 @@ impl Sessions {
         make: impl Future<Output = Result<(SessionId, T), LocalSessionManagerError>>,
     ) -> Result<(SessionId, T), SessionError> {
         let _creating = self.creating.lock().await;
-        // A loop, as a session rmcp ended on its own may still be listed.
+        // A loop: closing a session listed here that rmcp has already
+        // ended frees no place.
         while self.full().await {
             let Some(unused) = self.take_unused() else {
                 return Err(SessionError::Full(self.max));
