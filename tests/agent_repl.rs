@@ -220,13 +220,6 @@ async fn a_line_after_a_failed_model_call_joins_the_unanswered_message() {
     let second = &model.requests()[1];
     assert_eq!(second.len(), 1, "{second:?}");
     assert_eq!(second[0].role, Role::User);
-    let lines: Vec<&str> = second[0]
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            Block::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(lines, ["First", "Second"]);
+    let line = |text: &str| Block::Text { text: text.into() };
+    assert_eq!(second[0].content, [line("First"), line("Second")]);
 }
