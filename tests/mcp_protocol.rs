@@ -140,7 +140,15 @@ async fn messages_before_initialize_are_dropped_and_the_server_goes_on() {
         .await;
     peer.send(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"})).await;
     assert_eq!(peer.next().await["id"], "p");
+    // A request that starts no session (no protocol metadata) is answered
+    // with an error; what follows it is still dropped, not fatal.
+    peer.send(json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"})).await;
+    let answer = peer.next().await;
+    assert_eq!(answer["id"], "l", "{answer}");
+    assert!(answer.get("error").is_some(), "{answer}");
     peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "l"}}))
         .await;
     peer.initialize().await;
     peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -151,10 +159,32 @@ async fn messages_before_initialize_are_dropped_and_the_server_goes_on() {
     assert_eq!(answer["result"]["content"][0]["text"], "still here", "{answer}");
 }
 
+/// Input that ends before any session started is a client gone, not a
+/// server failure.
+#[tokio::test]
+async fn input_ending_before_initialize_ends_the_server_cleanly() {
+    let (ours, theirs) = tokio::io::duplex(1 << 10);
+    let (server_read, server_write) = tokio::io::split(theirs);
+    let served = tokio::spawn(echo_server().serve(server_read, server_write));
+    drop(ours);
+    let served = tokio::time::timeout(Duration::from_secs(60), served).await.unwrap().unwrap();
+    assert!(served.is_ok(), "{served:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_message_is_dropped_and_the_server_goes_on() {
     let mut peer = Peer::start(echo_server().with_max_message_bytes(4096));
     peer.initialize().await;
+    // A message of exactly the limit, its line end not counted, is read.
+    let call = |text: &str| {
+        json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}})
+            .to_string()
+    };
+    let exact = "y".repeat(4096 - call("").len());
+    assert_eq!(call(&exact).len(), 4096);
+    peer.send_raw(&format!("{}\r", call(&exact))).await;
+    let answer = peer.next().await;
+    assert_eq!(answer["result"]["content"][0]["text"], exact.as_str(), "{answer}");
     let big = "x".repeat(64 * 1024);
     peer.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": big}}}))
         .await;

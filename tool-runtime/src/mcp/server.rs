@@ -196,13 +196,22 @@ impl McpServer {
         let (rmcp_end, our_end) = tokio::io::duplex(64 * 1024);
         let pump = tokio::spawn(pump(our_end, write, self.inner.clone()));
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, rmcp_end)
-            .with_max_line_length(self.inner.max_message_bytes);
+            // A line's length counts its end, `\n` or `\r\n`.
+            .with_max_line_length(self.inner.max_message_bytes.saturating_add(2));
         let served = async {
+            let handler = Handler::new(self);
             let transport = FromFirstRequest {
                 inner: transport,
+                versions: rmcp::Service::<RoleServer>::supported_protocol_versions(&handler),
                 started: false,
             };
-            let running = Handler::new(self).serve(transport).await.map_err(McpError::protocol)?;
+            let running = match handler.serve(transport).await {
+                Ok(running) => running,
+                // Input that ends before a session starts is a client that
+                // went away, not a failure of the server.
+                Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+                Err(e) => return Err(McpError::protocol(e)),
+            };
             running.waiting().await.map_err(McpError::protocol)?;
             Ok(())
         }
@@ -213,15 +222,39 @@ impl McpServer {
     }
 }
 
-/// A connection's transport with what the client sends before its first
-/// request dropped: rmcp ends the connection on a notification or a
-/// response met before `initialize` (a stray `notifications/initialized`,
-/// say), while JSON-RPC answers neither and MCP only asks clients not to
-/// send them.
+/// A connection's transport with what the client sends before its session
+/// starts dropped: rmcp ends the connection on a notification or a
+/// response met before then (a stray `notifications/initialized`, say),
+/// while JSON-RPC answers neither and MCP only asks clients not to send
+/// them.
 struct FromFirstRequest<T> {
     inner: T,
-    /// A request other than `ping` came: the handshake is rmcp's from here.
+    /// The protocol versions the handler speaks.
+    versions: std::borrow::Cow<'static, [ProtocolVersion]>,
+    /// A request that starts a session came: the connection is rmcp's
+    /// from here.
     started: bool,
+}
+
+impl<T> FromFirstRequest<T> {
+    /// Whether rmcp starts a session on `request`, as its handshake
+    /// decides: on `initialize`, or on a request other than `ping` and
+    /// `server/discover` that carries complete metadata of a version
+    /// spoken here. It answers any other request and waits on.
+    fn starts_session(&self, request: &ClientRequest) -> bool {
+        use rmcp::model::GetMeta as _;
+        match request {
+            ClientRequest::InitializeRequest(_) => true,
+            ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+            request => {
+                let meta = request.get_meta();
+                meta.missing_required_keys(&ProtocolVersion::V_2026_07_28).is_empty()
+                    && meta
+                        .protocol_version()
+                        .is_some_and(|version| self.versions.contains(&version))
+            }
+        }
+    }
 }
 
 impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleServer> for FromFirstRequest<T> {
@@ -239,10 +272,7 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
             let message = self.inner.receive().await?;
             match &message {
                 _ if self.started => {}
-                // rmcp answers a `ping` before `initialize` and waits on.
-                JsonRpcMessage::Request(request) => {
-                    self.started = !matches!(request.request, ClientRequest::PingRequest(_));
-                }
+                JsonRpcMessage::Request(request) => self.started = self.starts_session(&request.request),
                 _ => {
                     tracing::debug!("MCP message before the first request dropped");
                     continue;
