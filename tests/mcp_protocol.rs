@@ -634,8 +634,9 @@ fn message_in(body: &str) -> Value {
         .unwrap_or_else(|| panic!("no JSON-RPC message in {body:?}"))
 }
 
-/// Over HTTP as over stdio, an invalid message's error carries its id when
-/// it has one that MCP allows, and otherwise none, never `"id": null`.
+/// Over HTTP, an invalid message's error carries its id when it has one
+/// that MCP allows, and otherwise none, never `"id": null` (over stdio,
+/// rmcp's error carries no id; `the_envelope_rules_hold`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_errors_of_invalid_messages_never_carry_a_null_id() {
     let addr = serve_http(HttpOptions::new()).await;

@@ -394,7 +394,9 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// JSON-RPC error, `-32700` for text that is no JSON, `-32600` for JSON
 /// that is no message (a batch among them, which this server does not
 /// take); its id when one can be read, else none (MCP's ids are never
-/// `null`), as over stdio.
+/// `null`). Over stdio rmcp answers such JSON with `-32600` and no id,
+/// and ignores text that is no JSON, as the other official SDKs do: a
+/// line there has no response of its own to carry the error.
 fn not_a_message(body: &[u8]) -> Response<Body> {
     let (code, message, id) = match serde_json::from_slice::<serde_json::Value>(body) {
         // JSON nested deeper than the parser goes (128 levels) is still
