@@ -1,17 +1,18 @@
 //! Mounts the tools of the MCP servers a configuration names, prints their
-//! definitions in a provider's format, and calls one.
+//! definitions in a provider's format, and calls one when asked.
 //!
 //! ```text
 //! cargo run --example mcp_mount -- CONFIG.json
 //! cargo run --example mcp_mount -- CONFIG.json --format openai-chat --strict
-//! cargo run --example mcp_mount -- CONFIG.json --call files__read '{"path": "README.md"}'
+//! cargo run --example mcp_mount -- CONFIG.json --call files__read_text_file '{"path": "README.md"}'
 //! ```
 //!
 //! CONFIG.json is what Claude Desktop or Claude Code read:
 //! `{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]}}}`.
 //! `--format` is one of `anthropic` (the default), `openai-chat`,
-//! `openai-responses`, `gemini`, `mcp`. Without `--call`, the first tool is
-//! called with `{}` (a refused call shows the binder's errors).
+//! `openai-responses`, `gemini`, `mcp`. Only `--call` runs a tool (with `{}`
+//! when no arguments follow; a refused call shows the binder's errors):
+//! listing never runs a remote tool, whatever it does.
 
 use std::process::ExitCode;
 
@@ -93,15 +94,9 @@ async fn main() -> ExitCode {
         serde_json::to_string_pretty(&definitions).expect("JSON values serialize")
     );
 
-    let (name, arguments) = match call {
-        Some(call) => call,
-        None => match registry.names().into_iter().next() {
-            Some(first) => (first, "{}".to_owned()),
-            None => {
-                mounts.close().await;
-                return ExitCode::SUCCESS;
-            }
-        },
+    let Some((name, arguments)) = call else {
+        mounts.close().await;
+        return ExitCode::SUCCESS;
     };
     let result = registry.call(&name, arguments).await.with_warnings_shown();
     let summary = serde_json::json!({

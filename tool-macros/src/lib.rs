@@ -10,7 +10,8 @@
 //! - `valid`: the rules, each error spanned at its token; `ctxt` collects them
 //! - `assert`: spanned trait assertions emitted around the generated code
 //! - `expand`: code generation of the definition; `invoke`: of the dispatcher;
-//!   `fallback`: what is emitted on error
+//!   `fallback`: what is emitted on error; `emit`: the pieces all three
+//!   emit (the function as written, the unit struct, defaults, bounds)
 //! - `place`: whether the function sits in an `impl` block (read from its file)
 //! - `derive`, `case`: `#[derive(ToolParam)]` and serde's rename rules
 
