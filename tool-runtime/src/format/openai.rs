@@ -2,6 +2,8 @@
 //! and Responses (`function_call` items in, `function_call_output` items
 //! out). Both send arguments as a JSON string, which the registry parses.
 
+use std::collections::HashSet;
+
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI, expressible, strict_schema};
@@ -146,14 +148,26 @@ pub fn chat_reply(results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
 
 /// The `function_call` items of a Responses output (the response object,
 /// its `output` array, or any list of input items), in order; the item's
-/// `call_id` is the call's id.
+/// `call_id` is the call's id. In a conversation's list of input items, a
+/// call whose `function_call_output` is in the list too is answered and
+/// left out, so it is not run again.
 pub fn responses_tool_calls(response: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let items = response.get("output").unwrap_or(response);
     let Some(items) = items.as_array() else {
         return Err(FormatError::malformed("the response has no output array"));
     };
+    let answered: HashSet<&str> = items
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .filter_map(|i| i["call_id"].as_str())
+        .collect();
+    let unanswered = |item: &&Value| item["call_id"].as_str().is_none_or(|id| !answered.contains(id));
     let mut calls = Vec::new();
-    for item in items.iter().filter(|i| i["type"] == "function_call") {
+    for item in items
+        .iter()
+        .filter(|i| i["type"] == "function_call")
+        .filter(unanswered)
+    {
         let (id, name) = call_id_and_name(&item["call_id"], &item["name"], "a function_call item")?;
         calls.push(ToolCall::new(name, raw_arguments(item.get("arguments"))).with_id(id));
     }
@@ -201,6 +215,19 @@ fn response_input_item(content: &Content) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_answered_in_the_same_input_list_is_left_out() {
+        let input = json!([
+            {"role": "user", "content": "look twice"},
+            {"type": "function_call", "call_id": "call_1", "name": "a", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "done"},
+            {"type": "function_call", "call_id": "call_2", "name": "a", "arguments": "{\"x\": 2}"},
+        ]);
+        let calls = responses_tool_calls(&input).unwrap();
+        assert_eq!(calls.len(), 1, "{calls:?}");
+        assert_eq!(calls[0].id.as_deref(), Some("call_2"));
+    }
 
     #[test]
     fn chat_arguments_stay_raw_text() {
