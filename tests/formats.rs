@@ -740,3 +740,58 @@ fn an_openai_message_that_is_no_object_is_an_error_never_no_calls() {
         assert_eq!(error.kind(), FormatErrorKind::Malformed, "{message}: {error}");
     }
 }
+
+#[test]
+fn a_gemini_turn_with_nothing_in_it_has_no_calls_and_a_lost_call_is_an_error() {
+    for empty in [
+        json!({"candidates": [{"content": {"role": "model"}, "finishReason": "STOP"}]}),
+        json!({"candidates": [{"finishReason": "MAX_TOKENS", "index": 0}]}),
+        json!({"candidates": [{"finishReason": "SAFETY"}]}),
+        json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}),
+        json!({"candidates": [], "promptFeedback": {"blockReason": "OTHER"}}),
+        json!({"role": "model"}),
+    ] {
+        assert_eq!(gemini::tool_calls(&empty).unwrap().len(), 0, "{empty}");
+    }
+    for lost in ["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"] {
+        let response = json!({"candidates": [{"content": {"role": "model"}, "finishReason": lost}]});
+        let error = gemini::tool_calls(&response).unwrap_err();
+        assert_eq!(error.kind(), FormatErrorKind::Malformed);
+        assert!(error.to_string().contains(lost), "{error}");
+    }
+    // Still malformed: no content and no reason, or no turn at all.
+    for malformed in [json!({"candidates": [{}]}), json!({"candidates": []}), json!({"text": "hi"})] {
+        assert_eq!(
+            gemini::tool_calls(&malformed).unwrap_err().kind(),
+            FormatErrorKind::Malformed,
+            "{malformed}"
+        );
+    }
+    // A later candidate's calls are never dropped behind an empty first.
+    let response = json!({"candidates": [
+        {"finishReason": "MAX_TOKENS"},
+        {"content": {"role": "model", "parts": [{"functionCall": {"name": "probe", "args": {}}}]}},
+    ]});
+    assert!(gemini::tool_calls(&response).is_err());
+}
+
+/// With structured content, what a result says beside it still reaches
+/// Gemini: the note of `with_warnings_shown` and an attached image's label.
+#[tokio::test]
+async fn a_gemini_structured_reply_keeps_the_notes_beside_it() {
+    let registry = registry();
+    let result = registry
+        .call("probe", json!({"pattern": "src/**", "max_results": "5"}))
+        .await
+        .with_warnings_shown();
+    let reply = gemini::reply(std::slice::from_ref(&result)).unwrap();
+    let response = &reply["parts"][0]["functionResponse"]["response"];
+    assert_eq!(response["output"]["pattern"], "src/**", "{reply}");
+    let notes = response["notes"].as_str().unwrap_or_else(|| panic!("{reply}"));
+    assert!(notes.contains("accepted after changes"), "{notes}");
+    assert!(!notes.contains("\"pattern\""), "the structured value is not repeated: {notes}");
+    // Without anything beside it, the output goes alone.
+    let plain = registry.call("probe", json!({"pattern": "src/**"})).await;
+    let reply = gemini::reply(&[plain]).unwrap();
+    assert!(reply["parts"][0]["functionResponse"]["response"].get("notes").is_none(), "{reply}");
+}

@@ -12,6 +12,7 @@ use super::{
     Carried, FormatError, carry, check_call_ids, check_only_first_has_calls, check_result_ids_distinct, tool_name,
 };
 use crate::call::{CallArguments, ToolCall};
+use crate::output::Content;
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 
@@ -306,13 +307,31 @@ fn any_value() -> Map<String, Value> {
 /// other candidates (`candidateCount` above 1) hold calls too is an error,
 /// never read as the first one's calls alone: pass the content of the
 /// candidate to answer.
+///
+/// A turn with nothing in it has no calls: a content without `parts`, a
+/// candidate without content that says why it ended (`MAX_TOKENS`,
+/// `SAFETY`, ...), a prompt refused with no candidates
+/// (`promptFeedback.blockReason`). A candidate that ended on a call the
+/// model got wrong (`MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`) is
+/// an error naming the reason: a call was lost.
 pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
+    let no_candidates = content
+        .get("candidates")
+        .is_none_or(|c| c.as_array().is_some_and(Vec::is_empty));
+    if no_candidates && content.pointer("/promptFeedback/blockReason").is_some() {
+        return Ok(Vec::new());
+    }
     let content = match content.get("candidates") {
         None => content,
-        Some(candidates) => first_candidate_content(candidates)?,
+        Some(candidates) => match first_candidate_content(candidates)? {
+            Some(content) => content,
+            None => return Ok(Vec::new()),
+        },
     };
-    let Some(parts) = content.get("parts").and_then(Value::as_array) else {
-        return Err(FormatError::malformed("the content has no parts array"));
+    let parts = match content.get("parts") {
+        Some(Value::Array(parts)) => parts,
+        None if content.get("role").is_some() => return Ok(Vec::new()),
+        _ => return Err(FormatError::malformed("the content has no parts array")),
     };
     let mut calls = Vec::new();
     for call in parts.iter().filter_map(|p| p.get("functionCall")) {
@@ -328,15 +347,23 @@ pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
     Ok(calls)
 }
 
-/// The content of a response's first candidate; calls in any other
-/// candidate would be left unread, so they are an error.
-fn first_candidate_content(candidates: &Value) -> Result<&Value, FormatError> {
+/// The content of a response's first candidate, `None` when it has none
+/// and says why it ended; calls in any other candidate would be left
+/// unread, so they are an error, as is a candidate that ended on a call
+/// the model got wrong.
+fn first_candidate_content(candidates: &Value) -> Result<Option<&Value>, FormatError> {
     let Some(candidates) = candidates.as_array() else {
         return Err(FormatError::malformed("the response's candidates is not a list"));
     };
-    let Some(content) = candidates.first().and_then(|candidate| candidate.get("content")) else {
-        return Err(FormatError::malformed("the response's first candidate has no content"));
+    let Some(first) = candidates.first() else {
+        return Err(FormatError::malformed("the response has no candidate"));
     };
+    let finish = first["finishReason"].as_str();
+    if let Some(reason @ ("MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL")) = finish {
+        return Err(FormatError::malformed(format!(
+            "the model's function call was lost (finishReason {reason})"
+        )));
+    }
     let holds_calls = |candidate: &Value| {
         candidate
             .pointer("/content/parts")
@@ -348,7 +375,11 @@ fn first_candidate_content(candidates: &Value) -> Result<&Value, FormatError> {
         holds_calls,
         ["response", "candidates", "content of the candidate"],
     )?;
-    Ok(content)
+    match first.get("content") {
+        Some(content) => Ok(Some(content)),
+        None if finish.is_some() => Ok(None),
+        None => Err(FormatError::malformed("the response's first candidate has no content")),
+    }
 }
 
 /// The `role: "user"` content answering a model turn: one
@@ -380,18 +411,42 @@ fn function_response_part(result: &ToolResult) -> Value {
     // is longer than the output limit itself (a mounted tool's short text
     // beside a huge structured result), the model reads the cut text
     // instead.
-    let value = match &result.structured_content {
+    let body = match &result.structured_content {
         Some(structured) if !result.is_error && !result.text_cut() && !result.structured_too_long() => {
-            structured.clone()
+            let mut body = json!({key: structured});
+            let notes = notes_beside(result, structured);
+            if !notes.is_empty() {
+                body["notes"] = Value::String(notes);
+            }
+            body
         }
         // Its images and PDFs follow the results as parts of their own.
-        _ => Value::String(super::text_beside(result, true)),
+        _ => json!({key: super::text_beside(result, true)}),
     };
-    let mut response = json!({"name": result.tool(), "response": {key: value}});
+    let mut response = json!({"name": result.tool(), "response": body});
     if let Some(id) = &result.call_id {
         response["id"] = Value::String(id.clone());
     }
     json!({ "functionResponse": response })
+}
+
+/// What a result says beside its structured content, which goes as the
+/// output in its place: every block but the structured value's own JSON
+/// text (a mounted tool's summary, the note `with_warnings_shown` adds,
+/// the labels of images sent after the results).
+fn notes_beside(result: &ToolResult, structured: &Value) -> String {
+    let own_text = |block: &&Content| {
+        block
+            .as_text()
+            .is_some_and(|text| serde_json::from_str::<Value>(text).is_ok_and(|value| value == *structured))
+    };
+    let notes: Vec<String> = result
+        .content
+        .iter()
+        .filter(|block| !own_text(block))
+        .map(|block| super::block_text(block, true))
+        .collect();
+    notes.join("\n")
 }
 
 #[cfg(test)]

@@ -485,30 +485,31 @@ pub(crate) fn text_only(result: &ToolResult) -> String {
 /// (`attached`) as parts of their own after the results: their notes say
 /// so instead of saying they cannot be shown.
 pub(crate) fn text_beside(result: &ToolResult, attached: bool) -> String {
+    let parts: Vec<String> = result.content.iter().map(|block| block_text(block, attached)).collect();
+    parts.join("\n")
+}
+
+/// One block as [`text_beside`] words it.
+pub(crate) fn block_text(block: &crate::Content, attached: bool) -> String {
     let cannot = if attached {
         "sent after the results"
     } else {
         "that this format cannot show"
     };
-    let parts: Vec<String> = result
-        .content
-        .iter()
-        .map(|block| match carry(block) {
-            Carried::Text(text) => text.to_owned(),
-            Carried::TextDocument {
-                text,
-                title: Some(title),
-            } => format!("{title}:\n{text}"),
-            Carried::TextDocument { text, title: None } => text,
-            Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) {cannot}]"),
-            Carried::Pdf { title, .. } => format!(
-                "[a PDF document{} {cannot}]",
-                title.map(|t| format!(" \"{t}\"")).unwrap_or_default()
-            ),
-            Carried::Note(note) => note,
-        })
-        .collect();
-    parts.join("\n")
+    match carry(block) {
+        Carried::Text(text) => text.to_owned(),
+        Carried::TextDocument {
+            text,
+            title: Some(title),
+        } => format!("{title}:\n{text}"),
+        Carried::TextDocument { text, title: None } => text,
+        Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) {cannot}]"),
+        Carried::Pdf { title, .. } => format!(
+            "[a PDF document{} {cannot}]",
+            title.map(|t| format!(" \"{t}\"")).unwrap_or_default()
+        ),
+        Carried::Note(note) => note,
+    }
 }
 
 #[cfg(test)]
