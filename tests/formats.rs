@@ -760,7 +760,11 @@ fn a_gemini_turn_with_nothing_in_it_has_no_calls_and_a_lost_call_is_an_error() {
         assert!(error.to_string().contains(lost), "{error}");
     }
     // Still malformed: no content and no reason, or no turn at all.
-    for malformed in [json!({"candidates": [{}]}), json!({"candidates": []}), json!({"text": "hi"})] {
+    for malformed in [
+        json!({"candidates": [{}]}),
+        json!({"candidates": []}),
+        json!({"text": "hi"}),
+    ] {
         assert_eq!(
             gemini::tool_calls(&malformed).unwrap_err().kind(),
             FormatErrorKind::Malformed,
@@ -789,9 +793,82 @@ async fn a_gemini_structured_reply_keeps_the_notes_beside_it() {
     assert_eq!(response["output"]["pattern"], "src/**", "{reply}");
     let notes = response["notes"].as_str().unwrap_or_else(|| panic!("{reply}"));
     assert!(notes.contains("accepted after changes"), "{notes}");
-    assert!(!notes.contains("\"pattern\""), "the structured value is not repeated: {notes}");
+    assert!(
+        !notes.contains("\"pattern\""),
+        "the structured value is not repeated: {notes}"
+    );
     // Without anything beside it, the output goes alone.
     let plain = registry.call("probe", json!({"pattern": "src/**"})).await;
     let reply = gemini::reply(&[plain]).unwrap();
-    assert!(reply["parts"][0]["functionResponse"]["response"].get("notes").is_none(), "{reply}");
+    assert!(
+        reply["parts"][0]["functionResponse"]["response"].get("notes").is_none(),
+        "{reply}"
+    );
+}
+
+/// Summary statistics.
+#[derive(Serialize, Deserialize, ToolParam)]
+struct Stats {
+    /// How many values.
+    count: usize,
+    /// Their mean.
+    mean: f64,
+    /// The values seen, if kept.
+    seen: Option<Vec<f64>>,
+}
+
+/// Summarise the values.
+#[tool]
+async fn summarise(
+    #[param(description = "The values")] values: Vec<f64>,
+    #[param(description = "Keep them", default)] keep: bool,
+) -> Stats {
+    let count = values.len();
+    let mean = values.iter().sum::<f64>() / count as f64;
+    let mut seen = values;
+    seen.push(f64::INFINITY);
+    Stats {
+        count,
+        mean,
+        seen: keep.then_some(seen),
+    }
+}
+
+/// serde writes a float that is not finite as `null`, which the output
+/// schema refuses: MCP clients check structured content against it, so the
+/// MCP reply leaves it out and is an error; other formats are untouched.
+#[tokio::test]
+async fn a_structured_result_that_breaks_its_output_schema_is_no_mcp_structured_content() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Summarise).unwrap();
+    let fine = registry.call("summarise", json!({"values": [1.0, 3.0]})).await;
+    let reply = mcp::reply(&fine);
+    assert_eq!(reply["isError"], false, "{reply}");
+    assert_eq!(
+        reply["structuredContent"],
+        json!({"count": 2, "mean": 2.0, "seen": null})
+    );
+
+    let empty = registry.call("summarise", json!({"values": []})).await;
+    assert!(!empty.is_error, "the call itself succeeded");
+    let reply = mcp::reply(&empty);
+    assert_eq!(reply["isError"], true, "{reply}");
+    assert!(reply.get("structuredContent").is_none(), "{reply}");
+    let last = reply["content"].as_array().unwrap().last().unwrap()["text"]
+        .as_str()
+        .unwrap();
+    assert!(last.contains("`mean` is null"), "{last}");
+    assert!(reply["content"][0]["text"].as_str().unwrap().contains("\"mean\":null"));
+    let gemini = gemini::reply(std::slice::from_ref(&empty)).unwrap();
+    assert_eq!(
+        gemini["parts"][0]["functionResponse"]["response"]["output"],
+        json!({"count": 0, "mean": null, "seen": null}),
+        "{gemini}"
+    );
+
+    // Inside a list, the path names the item.
+    let kept = registry.call("summarise", json!({"values": [1.0], "keep": true})).await;
+    let reply = mcp::reply(&kept);
+    assert_eq!(reply["isError"], true, "{reply}");
+    assert!(reply.to_string().contains("`seen[1]` is null"), "{reply}");
 }

@@ -142,7 +142,8 @@ async fn messages_before_initialize_are_dropped_and_the_server_goes_on() {
     assert_eq!(peer.next().await["id"], "p");
     // A request that starts no session (no protocol metadata) is answered
     // with an error; what follows it is still dropped, not fatal.
-    peer.send(json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"})).await;
+    peer.send(json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"}))
+        .await;
     let answer = peer.next().await;
     assert_eq!(answer["id"], "l", "{answer}");
     assert!(answer.get("error").is_some(), "{answer}");
@@ -167,7 +168,10 @@ async fn input_ending_before_initialize_ends_the_server_cleanly() {
     let (server_read, server_write) = tokio::io::split(theirs);
     let served = tokio::spawn(echo_server().serve(server_read, server_write));
     drop(ours);
-    let served = tokio::time::timeout(Duration::from_secs(60), served).await.unwrap().unwrap();
+    let served = tokio::time::timeout(Duration::from_secs(60), served)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(served.is_ok(), "{served:?}");
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::bind::{Report, write_integer};
 use crate::codes::{CallError, ErrorCode, Warning};
 use crate::output::{Content, ToolOutput};
+use crate::schema::Shape;
 use crate::text::{clip, closest_name, truncate_with};
 
 /// How a call ended.
@@ -70,6 +71,10 @@ pub struct ToolResult {
     /// for a model to read either. Judged only by the formats that would
     /// send it in place of the text, so a call pays nothing for it.
     structured_limit: Option<usize>,
+    /// Where the structured content holds a `null` its tool's output
+    /// schema refuses (a float that is not finite, which serde writes as
+    /// `null`): no answer for a format that holds results to that schema.
+    null_refused_at: Option<Box<str>>,
 }
 
 /// The sentence that lists the tools a model may call instead: at most
@@ -121,6 +126,7 @@ impl ToolResult {
             errors: Vec::new(),
             text_cut: false,
             structured_limit: None,
+            null_refused_at: None,
         }
     }
 
@@ -152,6 +158,7 @@ impl ToolResult {
             errors: Vec::new(),
             text_cut: false,
             structured_limit: None,
+            null_refused_at: None,
         }
     }
 
@@ -171,6 +178,7 @@ impl ToolResult {
             errors: report.errors,
             text_cut: false,
             structured_limit: None,
+            null_refused_at: None,
         }
     }
 
@@ -286,6 +294,21 @@ impl ToolResult {
             (Some(structured), Some(max)) => json_longer_than(structured, max),
             _ => false,
         }
+    }
+
+    /// Checks the structured content against `shape`, the tool's output
+    /// type, for a `null` its schema refuses (see
+    /// [`ToolResult::null_refused_at`]).
+    pub(crate) fn check_structured(&mut self, shape: &Shape) {
+        if let Some(structured) = &self.structured_content {
+            self.null_refused_at = shape.refused_null(structured).map(Into::into);
+        }
+    }
+
+    /// Where the structured content holds a `null` that the tool's output
+    /// schema refuses, as a path.
+    pub(crate) fn null_refused_at(&self) -> Option<&str> {
+        self.null_refused_at.as_deref()
     }
 
     /// The text blocks joined by newlines.

@@ -218,6 +218,11 @@ impl ToolDefinition {
         self
     }
 
+    /// The structured result's shape, when it was set from one.
+    pub(crate) fn output_shape(&self) -> Option<&Shape> {
+        self.output_shape.as_ref()
+    }
+
     /// Every object shape of the parameters and the output, outermost
     /// first: what a rendering of this tool orders its properties after.
     pub(crate) fn object_shapes(&self) -> Vec<&ObjectShape> {

@@ -55,13 +55,25 @@ pub fn tool_call(params: &Value) -> Result<ToolCall, FormatError> {
 /// (the text is cut to it, the structured content never is): then, so that
 /// the answer stays bounded, it is left out and the result is an `isError`
 /// one (which MCP exempts from the tool's `outputSchema`) that carries the
-/// text and a last block saying so.
+/// text and a last block saying so. So is a structured result that does
+/// not fit its `outputSchema`: a float that is not finite, which serde
+/// writes as `null` where the schema wants a number.
 pub fn reply(result: &ToolResult) -> Value {
     let mut content: Vec<Value> = result.content.iter().map(content_block).collect();
     let mut is_error = result.is_error;
     let structured = match &result.structured_content {
         Some(Value::Object(_)) if result.structured_too_long() => {
             content.push(json!({"type": "text", "text": STRUCTURED_LEFT_OUT}));
+            is_error = true;
+            None
+        }
+        Some(Value::Object(_)) if let Some(path) = result.null_refused_at() => {
+            let text = format!(
+                "[The structured result was left out: `{}` is null where its output schema wants a value \
+                 (a number that is not finite is written as null). The text above is all of the answer.]",
+                crate::text::clip(path)
+            );
+            content.push(json!({"type": "text", "text": text}));
             is_error = true;
             None
         }

@@ -163,11 +163,7 @@ pub fn responses_tool_calls(response: &Value) -> Result<Vec<ToolCall>, FormatErr
         .collect();
     let unanswered = |item: &&Value| item["call_id"].as_str().is_none_or(|id| !answered.contains(id));
     let mut calls = Vec::new();
-    for item in items
-        .iter()
-        .filter(|i| i["type"] == "function_call")
-        .filter(unanswered)
-    {
+    for item in items.iter().filter(|i| i["type"] == "function_call").filter(unanswered) {
         let (id, name) = call_id_and_name(&item["call_id"], &item["name"], "a function_call item")?;
         calls.push(ToolCall::new(name, raw_arguments(item.get("arguments"))).with_id(id));
     }

@@ -47,9 +47,9 @@ pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
 /// protocol error (`-32602`). A JSON-RPC batch (a JSON array, which MCP
 /// dropped in revision 2025-06-18) is refused with `-32600`, over both
 /// transports. A structured result whose JSON is longer than the
-/// registry's output limit is answered as
-/// [`format::mcp::reply`](crate::format::mcp::reply) says: an `isError`
-/// result with the cut text and without the structured content.
+/// registry's output limit, or that breaks its output schema, is answered
+/// as [`format::mcp::reply`](crate::format::mcp::reply) says: an `isError`
+/// result with the text and without the structured content.
 ///
 /// ```no_run
 /// # fn registry() -> tool_runtime::ToolRegistry { tool_runtime::ToolRegistry::new() }

@@ -396,6 +396,12 @@ impl ToolRegistry {
         if let Some(max) = self.settings.max_output_bytes {
             result.cut_text(max);
         }
+        if result.structured_content.is_some()
+            && let Some(tool) = self.get(result.tool())
+            && let Some(shape) = tool.definition().output_shape()
+        {
+            result.check_structured(shape);
+        }
         result
     }
 

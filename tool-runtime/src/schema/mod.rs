@@ -464,6 +464,46 @@ impl Shape {
         self.render(Direction::Output)
     }
 
+    /// Where `value`, a value this type serialized to, holds a `null` that
+    /// its output schema refuses (serde writes a float that is not finite
+    /// as `null`): the path of the first one (`stats.mean`, `values[2]`),
+    /// or `None`.
+    pub(crate) fn refused_null(&self, value: &Value) -> Option<String> {
+        let mut path = String::new();
+        self.find_refused_null(value, &mut path).then_some(path)
+    }
+
+    /// Whether `value` holds a refused `null`; `path` is then where.
+    fn find_refused_null(&self, value: &Value, path: &mut String) -> bool {
+        let within = |shape: &Shape, value: &Value, step: fmt::Arguments<'_>, path: &mut String| {
+            let mark = path.len();
+            fmt::Write::write_fmt(path, step).expect("writing to a String cannot fail");
+            let found = shape.find_refused_null(value, path);
+            if !found {
+                path.truncate(mark);
+            }
+            found
+        };
+        let dot = if path.is_empty() { "" } else { "." };
+        match (self.written_kind(), value) {
+            (Kind::Any, _) => false,
+            (_, Value::Null) => !self.nullable,
+            (Kind::Array { items, .. }, Value::Array(values)) => values
+                .iter()
+                .enumerate()
+                .any(|(i, value)| within(items, value, format_args!("[{i}]"), path)),
+            (Kind::Map { values }, Value::Object(map)) => map
+                .iter()
+                .any(|(key, value)| within(values, value, format_args!("{dot}{key}"), path)),
+            // A Rust type's fields: no other key has a schema.
+            (Kind::Object(object), Value::Object(map)) => object.fields.iter().any(|field| {
+                map.get(&field.name)
+                    .is_some_and(|value| within(&field.shape, value, format_args!("{dot}{}", field.name), path))
+            }),
+            _ => false,
+        }
+    }
+
     fn render(&self, direction: Direction) -> Value {
         let mut out = Map::new();
         if let Some(d) = self.full_description() {
@@ -756,6 +796,24 @@ mod tests {
     use super::*;
     use crate::ToolParam;
     use serde_json::json;
+
+    #[test]
+    fn a_null_is_refused_where_the_output_schema_wants_a_value() {
+        let at = |shape: Shape, value: Value| shape.refused_null(&value);
+        assert_eq!(at(f64::shape(), json!(null)), Some(String::new()));
+        assert_eq!(at(Option::<f64>::shape(), json!(null)), None);
+        assert_eq!(at(Value::shape(), json!(null)), None);
+        assert_eq!(
+            at(Vec::<Vec<f64>>::shape(), json!([[1.0], [2.0, null]])),
+            Some("[1][1]".into())
+        );
+        assert_eq!(at(Vec::<Option<f64>>::shape(), json!([null, 1.0])), None);
+        assert_eq!(
+            at(HashMap::<String, f32>::shape(), json!({"a": 1.0, "b": null})),
+            Some("b".into())
+        );
+        assert_eq!(at(HashMap::<String, Value>::shape(), json!({"b": null})), None);
+    }
 
     #[test]
     fn narrow_integers_carry_their_type_s_range_unless_a_tighter_bound_is_given() {
