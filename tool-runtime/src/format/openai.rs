@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::strict::{OPENAI, expressible, strict_schema};
+use super::strict::{OPENAI, expressible, strict_schema, within_openai_limits};
 use super::{
     Carried, FormatError, call_id_and_name, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only,
 };
@@ -15,27 +15,27 @@ use crate::output::Content;
 use crate::result::ToolResult;
 use crate::tool::ToolDefinition;
 
-/// Whether the strict variant can be strict for this tool (see
-/// [`expressible`]); a tool it cannot keeps its plain definition.
-fn strict_for(tool: &ToolDefinition, strict: bool) -> bool {
-    strict && expressible(tool.input_schema())
-}
-
-fn parameters(tool: &ToolDefinition, strict: bool) -> Value {
-    if strict {
-        strict_schema(tool.input_schema(), &OPENAI)
-    } else {
-        tool.input_schema().as_value().clone()
+/// The tool's parameters, and whether they are strict: the strict
+/// variant is strict for a tool it can express ([`expressible`]) within
+/// OpenAI's size limits ([`within_openai_limits`]); any other tool keeps
+/// its plain definition.
+fn parameters(tool: &ToolDefinition, strict: bool) -> (Value, bool) {
+    if strict && expressible(tool.input_schema()) {
+        let schema = strict_schema(tool.input_schema(), &OPENAI);
+        if within_openai_limits(&schema) {
+            return (schema, true);
+        }
     }
+    (tool.input_schema().as_value().clone(), false)
 }
 
 /// `{type: "function", function: {name, description, parameters, strict?}}`.
 pub(crate) fn chat_definition(tool: &ToolDefinition, strict: bool) -> Value {
-    let strict = strict_for(tool, strict);
+    let (parameters, strict) = parameters(tool, strict);
     let mut function = json!({
         "name": tool.name(),
         "description": tool.description(),
-        "parameters": parameters(tool, strict),
+        "parameters": parameters,
     });
     if strict {
         function["strict"] = Value::Bool(true);
@@ -45,12 +45,12 @@ pub(crate) fn chat_definition(tool: &ToolDefinition, strict: bool) -> Value {
 
 /// `{type: "function", name, description, parameters, strict}`.
 pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value {
-    let strict = strict_for(tool, strict);
+    let (parameters, strict) = parameters(tool, strict);
     json!({
         "type": "function",
         "name": tool.name(),
         "description": tool.description(),
-        "parameters": parameters(tool, strict),
+        "parameters": parameters,
         "strict": strict,
     })
 }
@@ -211,6 +211,25 @@ fn response_input_item(content: &Content) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_past_openai_s_strict_size_limits_keeps_its_plain_definition() {
+        use crate::schema::{Field, Kind, Shape};
+        let tool = |values: usize| {
+            let zones = (0..values).map(|i| format!("Zone/{i}")).collect();
+            let shape = Shape::new(Kind::Enum(zones)).describe("A time zone");
+            ToolDefinition::new(
+                "clock",
+                "Tell the time.",
+                vec![Field::new("zone", shape, false, "String")],
+            )
+        };
+        let small = chat_definition(&tool(200), true);
+        assert_eq!(small["function"]["strict"], true, "{small}");
+        let large = chat_definition(&tool(1_200), true);
+        assert!(large["function"].get("strict").is_none());
+        assert_eq!(responses_definition(&tool(1_200), true)["strict"], false);
+    }
 
     #[test]
     fn a_call_answered_in_the_same_input_list_is_left_out() {

@@ -132,6 +132,73 @@ pub fn expressible(schema: &Value) -> bool {
     true
 }
 
+/// Whether a strict schema stays within the sizes OpenAI's strict mode
+/// takes (its structured-output limits: at most 10 levels of nesting,
+/// 5,000 properties, 1,000 enum values, 120,000 characters of property
+/// names, enum and const values, and 15,000 characters of values in one
+/// string enum of more than 250): beyond them the whole request is refused,
+/// so such a tool keeps its plain definition. A mounted tool's schema can
+/// be that large (a parameter listing every time zone, say).
+pub(crate) fn within_openai_limits(schema: &Value) -> bool {
+    let mut size = Size::default();
+    size.measure(schema, 1);
+    size.depth <= 10
+        && size.properties <= 5_000
+        && size.enum_values <= 1_000
+        && size.characters <= 120_000
+        && size.large_enum_characters <= 15_000
+}
+
+/// What [`within_openai_limits`] counts.
+#[derive(Default)]
+struct Size {
+    /// The deepest object or array, the root being level 1.
+    depth: usize,
+    properties: usize,
+    enum_values: usize,
+    /// Property names, enum values and const values.
+    characters: usize,
+    /// The values of the longest string enum of more than 250 values.
+    large_enum_characters: usize,
+}
+
+impl Size {
+    fn measure(&mut self, schema: &Value, level: usize) {
+        let Value::Object(node) = schema else {
+            return;
+        };
+        let text_len = |value: &Value| match value {
+            Value::String(text) => text.chars().count(),
+            other => other.to_string().len(),
+        };
+        if let Some(Value::Array(values)) = node.get("enum") {
+            self.enum_values += values.len();
+            let characters: usize = values.iter().map(text_len).sum();
+            self.characters += characters;
+            if values.len() > 250 && values.iter().any(Value::is_string) {
+                self.large_enum_characters = self.large_enum_characters.max(characters);
+            }
+        }
+        if let Some(value) = node.get("const") {
+            self.characters += text_len(value);
+        }
+        let is_container = node.contains_key("properties") || node.contains_key("items");
+        if is_container {
+            self.depth = self.depth.max(level);
+        }
+        if let Some(Value::Object(properties)) = node.get("properties") {
+            self.properties += properties.len();
+            for (name, property) in properties {
+                self.characters += name.chars().count();
+                self.measure(property, level + 1);
+            }
+        }
+        if let Some(items) = node.get("items") {
+            self.measure(items, level + 1);
+        }
+    }
+}
+
 /// The strict form of `schema`, with what `rules` rejects folded into
 /// descriptions.
 pub fn strict_schema(schema: &Value, rules: &StrictRules) -> Value {
@@ -222,6 +289,39 @@ fn describe(key: &str, value: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn openai_s_size_limits_are_counted_over_the_whole_schema() {
+        let nested = |levels: usize| {
+            let mut schema = json!({"type": "string"});
+            for _ in 0..levels {
+                schema = json!({"type": "object", "properties": {"a": schema}, "required": ["a"]});
+            }
+            schema
+        };
+        assert!(within_openai_limits(&nested(10)));
+        assert!(!within_openai_limits(&nested(11)));
+        let properties = |n: usize| {
+            let properties: Map<String, Value> =
+                (0..n).map(|i| (format!("p{i}"), json!({"type": "integer"}))).collect();
+            json!({"type": "object", "properties": properties})
+        };
+        assert!(within_openai_limits(&properties(5_000)));
+        assert!(!within_openai_limits(&properties(5_001)));
+        // Enum values count across properties; a large string enum's text
+        // has a budget of its own.
+        let two_enums = json!({"type": "object", "properties": {
+            "a": {"enum": (0..600).collect::<Vec<_>>()},
+            "b": {"enum": (0..600).collect::<Vec<_>>()},
+        }});
+        assert!(!within_openai_limits(&two_enums));
+        let long_values = |len: usize| {
+            let values: Vec<String> = (0..300).map(|i| format!("{i:0>len$}")).collect();
+            json!({"type": "object", "properties": {"a": {"type": "string", "enum": values}}})
+        };
+        assert!(within_openai_limits(&long_values(50)));
+        assert!(!within_openai_limits(&long_values(51)));
+    }
 
     fn sample() -> Value {
         json!({
