@@ -113,7 +113,8 @@ fn content_block(content: &Content) -> Value {
 /// The `role: "user"` message answering one assistant message's tool calls:
 /// one `tool_result` block per result, in the order given (the order of the
 /// calls, as [`ToolRegistry::call_all`](crate::ToolRegistry::call_all)
-/// returns them). Every result needs its call's id, and no id may repeat.
+/// returns them). Every result needs its call's id, and no id may repeat;
+/// a reply of no results is an error (the API refuses an empty message).
 pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
     reply_message(results, None)
 }
@@ -127,6 +128,7 @@ pub fn reply_with_notice(results: &[ToolResult], notice: &str) -> Result<Value, 
 }
 
 fn reply_message(results: &[ToolResult], notice: Option<&str>) -> Result<Value, FormatError> {
+    FormatError::check_some_results(results)?;
     result_ids(results)?;
     let mut content: Vec<Value> = results.iter().map(tool_result_block).collect();
     if let Some(notice) = notice.filter(|notice| !notice.trim().is_empty()) {

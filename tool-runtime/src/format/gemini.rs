@@ -388,8 +388,10 @@ fn first_candidate_content(candidates: &Value) -> Result<Option<&Value>, FormatE
 /// `response.output` on success and `response.error` on failure; then an
 /// `inlineData` part for each image (JPEG, PNG, GIF, WebP) or PDF a result
 /// returned; other blocks its text names. Ids, where given, must be
-/// distinct.
+/// distinct; a reply of no results is an error (the API refuses a content
+/// without parts).
 pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
+    FormatError::check_some_results(results)?;
     check_result_ids_distinct(results.iter().filter_map(|r| r.call_id.as_deref()))?;
     let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
     // Only what Gemini takes inline: images of the common types and PDFs.

@@ -283,6 +283,9 @@ pub enum FormatErrorKind {
     MissingId,
     /// Two calls, or two results, with one id.
     DuplicateId,
+    /// A reply with no results, which a provider refuses as a message
+    /// with nothing in it (and which answers no call).
+    NoResults,
 }
 
 impl FormatError {
@@ -295,6 +298,18 @@ impl FormatError {
 
     pub(crate) fn malformed(message: impl Into<String>) -> Self {
         Self::new(FormatErrorKind::Malformed, message)
+    }
+
+    /// Refuses a reply of no results, for a provider whose message of
+    /// nothing the API refuses.
+    pub(crate) fn check_some_results(results: &[ToolResult]) -> Result<(), FormatError> {
+        if results.is_empty() {
+            return Err(Self::new(
+                FormatErrorKind::NoResults,
+                "a reply needs at least one result: one for each call of the message it answers",
+            ));
+        }
+        Ok(())
     }
 
     /// What kind of problem this is.
@@ -535,6 +550,14 @@ mod tests {
         assert!(twice.to_string().len() < 200, "{twice}");
         let calls = check_call_ids([long.as_str(), long.as_str()].into_iter()).unwrap_err();
         assert!(calls.to_string().len() < 200, "{calls}");
+        // A reply of nothing answers nothing; the providers refuse it.
+        for reply in [
+            anthropic::reply(&[]),
+            anthropic::reply_with_notice(&[], "now"),
+            gemini::reply(&[]),
+        ] {
+            assert_eq!(reply.unwrap_err().kind(), FormatErrorKind::NoResults);
+        }
     }
 
     #[test]
