@@ -140,8 +140,11 @@ fn runtime_param_type(ty: &syn::Type) -> bool {
         "String", "bool", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
         "f32", "f64", "Value", "Option", "Vec", "HashSet", "BTreeSet", "HashMap", "BTreeMap", "Box",
     ];
-    let syn::Type::Path(path) = ty else {
-        return false;
+    let path = match ty {
+        syn::Type::Path(path) => path,
+        syn::Type::Group(group) => return runtime_param_type(&group.elem),
+        syn::Type::Paren(paren) => return runtime_param_type(&paren.elem),
+        _ => return false,
     };
     let Some(last) = path.path.segments.last() else {
         return false;

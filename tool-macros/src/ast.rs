@@ -286,8 +286,13 @@ impl<'a> Param<'a> {
 /// or through the `#[tool(crate = ...)]` path). Another type that happens to
 /// be named `State` (`geo::State<String>`) is a model parameter like any other.
 fn role_of<'a>(ty: &'a syn::Type, rt: &syn::Path) -> Role<'a> {
-    let syn::Type::Path(path) = ty else {
-        return Role::Model;
+    let path = match ty {
+        syn::Type::Path(path) => path,
+        // A type handed through a `macro_rules!` fragment (`$t:ty`) comes
+        // wrapped in an invisible group.
+        syn::Type::Group(group) => return role_of(&group.elem, rt),
+        syn::Type::Paren(paren) => return role_of(&paren.elem, rt),
+        _ => return Role::Model,
     };
     if path.qself.is_some() || !is_runtime_path(&path.path, rt) {
         return Role::Model;
@@ -523,7 +528,10 @@ pub fn unraw(ident: &syn::Ident) -> String {
 /// The name of the struct `#[tool]` makes of a function named `fn_name`:
 /// its UpperCamelCase, with one leading `_` kept when it would start with a
 /// digit (`_3d_view` -> `_3dView`). `None` when that is no identifier a
-/// struct can have: empty (`__`) or a keyword (`self_` -> `Self`).
+/// struct can have: empty (`__`) or a keyword (`self_` -> `Self`), or a
+/// name of the standard prelude, which the struct would hide from the
+/// module's own code (`result` -> `Result`, and `Result<T, E>` no longer
+/// names the prelude's).
 pub fn struct_name(fn_name: &str) -> Option<String> {
     let camel = upper_camel(fn_name);
     let name = if camel.starts_with(|c: char| c.is_ascii_digit()) {
@@ -531,10 +539,58 @@ pub fn struct_name(fn_name: &str) -> Option<String> {
     } else {
         camel
     };
+    if PRELUDE.contains(&name.as_str()) {
+        return None;
+    }
     // `syn` parses no keyword and no digit-led text as an identifier, and
     // unlike `Ident::new` it returns an error instead of panicking.
     syn::parse_str::<syn::Ident>(&name).ok().map(|_| name)
 }
+
+/// The names the standard prelude puts in every module (types, traits,
+/// variants).
+pub const PRELUDE: &[&str] = &[
+    "AsMut",
+    "AsRef",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "DoubleEndedIterator",
+    "Drop",
+    "Eq",
+    "Err",
+    "ExactSizeIterator",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
+    "Future",
+    "Into",
+    "IntoFuture",
+    "IntoIterator",
+    "Iterator",
+    "None",
+    "Ok",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "Some",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+];
 
 /// `search_files` -> `SearchFiles`.
 pub fn upper_camel(snake: &str) -> String {
@@ -571,6 +627,9 @@ mod tests {
         assert_eq!(struct_name("__"), None);
         assert_eq!(struct_name("_"), None);
         assert_eq!(struct_name("self_"), None);
+        assert_eq!(struct_name("result"), None);
+        assert_eq!(struct_name("ok"), None);
+        assert_eq!(struct_name("results").as_deref(), Some("Results"));
     }
 
     #[test]
@@ -592,6 +651,16 @@ mod tests {
             Role::State(_)
         ));
         assert!(matches!(role(syn::parse_quote!(Vec<String>)), Role::Model));
+        // Through a `macro_rules!` fragment (`$t:ty`), in an invisible group.
+        let grouped = |ty: syn::Type| {
+            syn::Type::Group(syn::TypeGroup {
+                group_token: Default::default(),
+                elem: Box::new(ty),
+            })
+        };
+        assert!(matches!(role(grouped(syn::parse_quote!(ToolContext))), Role::Context));
+        assert!(matches!(role(grouped(syn::parse_quote!(State<Db>))), Role::State(_)));
+        assert!(matches!(role(syn::parse_quote!((ToolContext))), Role::Context));
     }
 
     #[test]

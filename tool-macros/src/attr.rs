@@ -157,7 +157,11 @@ impl FromMeta for NumberLit {
         match expr {
             syn::Expr::Lit(lit) => match &lit.lit {
                 syn::Lit::Int(i) => i.base10_parse::<i128>().map(NumberLit::Int).map_err(|_| error()),
-                syn::Lit::Float(f) => f.base10_parse::<f64>().map(NumberLit::Float).map_err(|_| error()),
+                syn::Lit::Float(f) => match f.base10_parse::<f64>() {
+                    Ok(f) if f.is_finite() => Ok(NumberLit::Float(f)),
+                    Ok(_) => Err(darling::Error::custom("this bound is too large for an `f64`").with_span(expr)),
+                    Err(_) => Err(error()),
+                },
                 _ => Err(error()),
             },
             syn::Expr::Unary(syn::ExprUnary {
@@ -178,6 +182,19 @@ pub fn tool_args(args: TokenStream) -> darling::Result<ToolArgs> {
     }
     let list = darling::ast::NestedMeta::parse_meta_list(args)?;
     ToolArgs::from_list(&list)
+}
+
+/// The `crate = path` of `#[tool(...)]` arguments that do not parse as a
+/// whole (a misspelt key beside it): the stub emitted on error still names
+/// the renamed runtime, so the real error is the only one.
+pub fn crate_path(args: &TokenStream) -> Option<syn::Path> {
+    let list = darling::ast::NestedMeta::parse_meta_list(args.clone()).ok()?;
+    list.iter().find_map(|meta| match meta {
+        darling::ast::NestedMeta::Meta(syn::Meta::NameValue(pair)) if pair.path.is_ident("crate") => {
+            syn::Path::from_expr(&pair.value).ok()
+        }
+        _ => None,
+    })
 }
 
 /// Whether an attribute is `#[param(...)]`, or a `#[cfg_attr(..., param(...))]`
@@ -271,6 +288,11 @@ mod tests {
     fn unknown_keys_are_errors() {
         let err = tool_args(quote!(nmae = "x")).unwrap_err();
         assert!(err.to_string().contains("Unknown field"), "{err}");
+        // The runtime's path is still read, for the stub.
+        let args = quote!(crate = my_rt, nmae = "x");
+        assert!(tool_args(args.clone()).is_err());
+        let path = crate_path(&args).unwrap();
+        assert!(path.is_ident("my_rt"));
     }
 
     #[test]
@@ -281,6 +303,12 @@ mod tests {
         assert!(matches!(NumberLit::from_expr(&f).unwrap(), NumberLit::Float(x) if x == 0.25));
         let bad: syn::Expr = syn::parse_quote!(SOME_CONST);
         assert!(NumberLit::from_expr(&bad).is_err());
+        // Past `f64`'s range the literal reads as infinity, which no
+        // bound can be (and which would panic the emitted literal).
+        for huge in [syn::parse_quote!(1e400), syn::parse_quote!(-1e400)] {
+            let err = NumberLit::from_expr(&huge).unwrap_err();
+            assert!(err.to_string().contains("too large"), "{err}");
+        }
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Reading descriptions out of doc comments.
 //!
-//! The description is the doc text before the first `# ` heading. A rustdoc
-//! `# Arguments` section describes parameters, one list item each:
+//! The description is the doc text before the first heading (`# `, `## `,
+//! ...). A rustdoc `# Arguments` section describes parameters, one list
+//! item each:
 //!
 //! ```text
 //! # Arguments
@@ -140,8 +141,19 @@ fn parse_lines(lines: &[String]) -> Docs {
 /// Parses `lines`, `spans[i]` being where line `i` is written.
 fn parse_spanned(lines: &[String], spans: &[Span]) -> Docs {
     let mut docs = Docs::default();
+    /// A Markdown heading's title: one to six `#` and a space, indented
+    /// less than a code block is (`## Arguments`, `# Arguments:`).
     fn heading(line: &str) -> Option<&str> {
-        line.trim_start().strip_prefix("# ").map(str::trim)
+        let text = line.trim_start();
+        if line.len() - text.len() >= 4 {
+            return None;
+        }
+        let level = text.len() - text.trim_start_matches('#').len();
+        if !(1..=6).contains(&level) {
+            return None;
+        }
+        let title = text[level..].strip_prefix(' ')?.trim();
+        Some(title.trim_end_matches('#').trim_end().trim_end_matches(':').trim_end())
     }
     // A `# ` line inside a fenced code block is code, not a heading.
     let mut fenced = false;
@@ -264,6 +276,60 @@ mod tests {
             Some("Search the workspace.\n\nUse it to find files by name.")
         );
         assert!(docs.arguments.is_empty());
+    }
+
+    #[test]
+    fn headings_of_any_level_count_and_code_does_not() {
+        let docs = parse_lines(&lines(
+            "Find files.
+
+    # not a heading: indented code
+
+## Arguments:
+
+* `pattern` - Glob
+
+## Errors ##
+
+* `x` - not an argument",
+        ));
+        assert_eq!(
+            docs.description.as_deref(),
+            Some(
+                "Find files.
+
+# not a heading: indented code"
+            )
+        );
+        assert_eq!(docs.arguments.keys().collect::<Vec<_>>(), ["pattern"]);
+        assert_eq!(
+            parse_lines(&lines(
+                "Text.
+
+#hashtag"
+            ))
+            .description
+            .as_deref(),
+            Some(
+                "Text.
+
+#hashtag"
+            )
+        );
+        assert_eq!(
+            parse_lines(&lines(
+                "Text.
+
+####### seven"
+            ))
+            .description
+            .as_deref(),
+            Some(
+                "Text.
+
+####### seven"
+            )
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::ast::{Role, ToolFn};
-use crate::attr::tool_args;
+use crate::attr::{ToolArgs, crate_path, tool_args};
 use crate::ctxt::Ctxt;
 use crate::emit::{result_ok_type, stripped_fn, struct_item};
 use crate::fallback;
@@ -29,7 +29,11 @@ pub fn tool(
         return error;
     }
     let mut cx = Ctxt::new();
-    let args = cx.handle(tool_args(args)).unwrap_or_default();
+    let krate = crate_path(&args);
+    let args = cx.handle(tool_args(args)).unwrap_or_else(|| ToolArgs {
+        krate,
+        ..ToolArgs::default()
+    });
     let model = ToolFn::from_item(&function, args, &mut cx);
     valid::check(&model, &mut cx);
     // `valid` reports a function name that gives no struct name.

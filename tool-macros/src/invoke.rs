@@ -70,22 +70,31 @@ fn run_fn(model: &ToolFn<'_>, finishes_now: bool) -> TokenStream {
     let fn_ident = model.fn_ident();
     let locals: Vec<_> = (0..model.params.len()).map(local).collect();
     let types = model.params.iter().map(|p| p.ty);
-    // A plain `fn` runs on the blocking pool: it may block, and its time
-    // limit must still be able to fire.
-    let call = if model.item.sig.asyncness.is_some() {
-        quote!(#fn_ident(#(#locals),*).await)
-    } else {
-        quote!(#p::run_blocking(move || #fn_ident(#(#locals),*)).await)
-    };
     let convert = output_conversion(model);
     // Generated locals all carry the call site's span: a tool declared by a
     // `macro_rules!` gives its name another hygiene context. Calling a
     // `#[deprecated]` tool is the generated code's business, not a warning
     // for the user, who put the attribute there.
-    let future = quote! {
-        async move {
-            let __returned = #call;
-            #convert
+    let future = if model.item.sig.asyncness.is_some() {
+        quote! {
+            async move {
+                let __returned = #fn_ident(#(#locals),*).await;
+                #convert
+            }
+        }
+    } else {
+        // A plain `fn` runs on the blocking pool: it may block, and its
+        // time limit must still be able to fire. Its value becomes the
+        // output there too, so only the output crosses threads: a return
+        // type that is not `Send` (`Box<dyn Error>`) is fine.
+        quote! {
+            async move {
+                #p::run_blocking(move || {
+                    let __returned = #fn_ident(#(#locals),*);
+                    #convert
+                })
+                .await
+            }
         }
     };
     if finishes_now {

@@ -27,6 +27,13 @@ pub fn check(tool: &ToolFn<'_>, cx: &mut Ctxt) {
         cx.spanned(where_clause, "a tool cannot have a where clause: use concrete types");
     }
 
+    if let Some(unsafety) = &sig.unsafety {
+        cx.spanned(
+            unsafety,
+            "a tool cannot be an `unsafe fn`: the model calls it, and cannot uphold its safety conditions; make the function safe, with `unsafe` blocks inside where their conditions hold",
+        );
+    }
+
     let (name, name_span) = tool.wire_name();
     if !is_valid_tool_name(&name) {
         let length = match name.len() {
@@ -81,6 +88,8 @@ fn check_struct_name(tool: &ToolFn<'_>, cx: &mut Ctxt) {
     let camel = crate::ast::upper_camel(&name);
     let why = if camel.is_empty() {
         "it has no letters or digits".to_owned()
+    } else if crate::ast::PRELUDE.contains(&camel.as_str()) {
+        format!("`{camel}` would hide the prelude's `{camel}` in this module")
     } else {
         format!("`{camel}` is a keyword")
     };

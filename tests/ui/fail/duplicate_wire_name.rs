@@ -4,7 +4,7 @@ use tool_runtime::tool;
 
 /// Copy a file.
 #[tool]
-async fn copy(
+async fn copy_file(
     #[param(description = "The source path")] a: String,
     #[param(description = "The destination path", rename = "a")] b: String,
 ) -> String {
@@ -12,5 +12,5 @@ async fn copy(
 }
 
 fn main() {
-    let _ = Copy;
+    let _ = CopyFile;
 }

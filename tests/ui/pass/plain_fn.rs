@@ -9,6 +9,15 @@ fn add(#[param(description = "The first addend")] a: i64, #[param(description = 
     a + b
 }
 
+/// Parse a number.
+///
+/// Returns the error idiom of ordinary code, which is not `Send`: only the
+/// output crosses from the blocking thread.
+#[tool]
+fn parse(#[param(description = "The text")] text: String) -> Result<i64, Box<dyn std::error::Error>> {
+    Ok(text.trim().parse::<i64>()?)
+}
+
 fn main() {
     assert_eq!(add(2, 3), 5);
 
@@ -21,4 +30,11 @@ fn main() {
     let result = runtime.block_on(registry.call("add", json!({"a": 2, "b": 40})));
     assert!(!result.is_error, "{result:?}");
     assert_eq!(result.text(), "42");
+
+    registry.register(Parse).unwrap();
+    let result = runtime.block_on(registry.call("parse", json!({"text": " 7 "})));
+    assert_eq!(result.text(), "7", "{result:?}");
+    let result = runtime.block_on(registry.call("parse", json!({"text": "seven"})));
+    assert!(result.is_error, "{result:?}");
+    assert!(result.text().contains("invalid digit"), "{result:?}");
 }
