@@ -37,22 +37,43 @@ pub(crate) struct SseParser {
     data: String,
     has_data: bool,
     after_cr: bool,
-    /// A chunk was read.
-    started: bool,
+    /// The stream is past where a byte order mark may be.
+    past_bom: bool,
+    /// How many bytes of a byte order mark opened the stream so far (it
+    /// may come split over chunks).
+    bom_read: usize,
 }
+
+/// The UTF-8 byte order mark, which may open the stream.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl SseParser {
     /// Feeds a chunk; returns the events it completed, or an error once
     /// the event being read is larger than [`MAX_EVENT_BYTES`].
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
-        // A byte order mark may open the stream.
-        let chunk = if self.started {
-            chunk
-        } else {
-            self.started = true;
-            chunk.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(chunk)
-        };
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
         let mut out = Vec::new();
+        while !self.past_bom
+            && let Some((&byte, rest)) = chunk.split_first()
+        {
+            if byte == BOM[self.bom_read] {
+                self.bom_read += 1;
+                self.past_bom = self.bom_read == BOM.len();
+                chunk = rest;
+            } else {
+                // No mark: what looked like its start is text.
+                self.past_bom = true;
+                self.read(&BOM[..self.bom_read], &mut out);
+            }
+        }
+        self.read(chunk, &mut out);
+        if self.pending.len() + self.data.len() > MAX_EVENT_BYTES {
+            return Err(EventTooLarge);
+        }
+        Ok(out)
+    }
+
+    /// Reads bytes of the stream, past its byte order mark.
+    fn read(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) {
         for &byte in chunk {
             if self.after_cr {
                 self.after_cr = false;
@@ -64,15 +85,11 @@ impl SseParser {
                 b'\n' | b'\r' => {
                     self.after_cr = byte == b'\r';
                     let line = std::mem::take(&mut self.pending);
-                    self.line(&String::from_utf8_lossy(&line), &mut out);
+                    self.line(&String::from_utf8_lossy(&line), out);
                 }
                 _ => self.pending.push(byte),
             }
         }
-        if self.pending.len() + self.data.len() > MAX_EVENT_BYTES {
-            return Err(EventTooLarge);
-        }
-        Ok(out)
     }
 
     /// Ends the stream: an event not closed by a blank line still counts.
@@ -162,6 +179,15 @@ mod tests {
     fn a_byte_order_mark_opening_the_stream_is_skipped() {
         let events = all(&[b"\xEF\xBB\xBFevent: endpoint\ndata: /m\n\n"]);
         assert_eq!(events[0].event, "endpoint");
+        // Split over chunks, an empty one first.
+        let events = all(&[b"", b"\xEF", b"\xBB", b"\xBFevent: endpoint\ndata: /m\n\n"]);
+        assert_eq!(events[0].event, "endpoint");
+        // Only at the very start.
+        let events = all(&[b"event: a\ndata: \xEF\xBB\xBFx\n\n"]);
+        assert_eq!(events[0].data, "\u{feff}x");
+        // A start that turns out to be no mark is text.
+        let events = all(&[b"\xEF", b"x\ndata: y\n\n"]);
+        assert_eq!(events[0].data, "y");
     }
 
     #[test]

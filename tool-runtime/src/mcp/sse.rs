@@ -5,7 +5,9 @@
 //! server's first event, `endpoint`, names the URL (on the same origin) the
 //! client posts each of its messages to; the server's messages, answers
 //! included, come back as `message` events on the stream. The connection
-//! ends with the stream.
+//! ends with the stream. Messages are posted one at a time, in the order
+//! sent: each `POST` is a connection of its own, and a cancellation that
+//! overtook its call would reach a server that knows no such call.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -18,6 +20,8 @@ use mcp_reqwest::{Client, Url};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
+use tokio::sync::{mpsc, oneshot};
+
 use super::McpError;
 use crate::sse::{SseEvent, SseParser};
 
@@ -27,6 +31,9 @@ pub(crate) struct SseTransport {
     headers: HeaderMap,
     /// Where messages are posted, as the `endpoint` event said.
     endpoint: Url,
+    /// The messages to post, in order; the task posting them ends when
+    /// this is dropped.
+    posts: mpsc::UnboundedSender<Post>,
     /// The server's events; `None` once closed.
     events: Option<Events>,
 }
@@ -50,6 +57,9 @@ impl SseTransport {
                 "the event stream was refused with HTTP {status}"
             )));
         }
+        // A relative endpoint is read against where the stream came from,
+        // after any redirect.
+        let base = response.url().clone();
         let mut events = Events {
             body: Box::pin(response.bytes_stream().fuse()),
             parser: SseParser::default(),
@@ -63,7 +73,7 @@ impl SseTransport {
                 None => return Err(McpError::peer("the event stream ended before its `endpoint` event")),
             }
         };
-        let endpoint = url.join(endpoint.trim()).map_err(|e| {
+        let endpoint = base.join(endpoint.trim()).map_err(|e| {
             McpError::peer(format!(
                 "the endpoint `{}` is no URL: {e}",
                 crate::text::clip(&endpoint)
@@ -76,12 +86,37 @@ impl SseTransport {
                 crate::text::clip(endpoint.as_str())
             )));
         }
+        let (posts, queue) = mpsc::unbounded_channel();
+        tokio::spawn(post_in_order(queue));
         Ok(SseTransport {
             client,
             headers,
             endpoint,
+            posts,
             events: Some(events),
         })
+    }
+}
+
+/// One message to post, and where its outcome goes.
+struct Post {
+    request: mcp_reqwest::RequestBuilder,
+    done: oneshot::Sender<Result<(), McpError>>,
+}
+
+/// Posts the queued messages one at a time, each once the one before it
+/// was answered, until the transport is gone.
+async fn post_in_order(mut queue: mpsc::UnboundedReceiver<Post>) {
+    while let Some(Post { request, done }) = queue.recv().await {
+        let posted = async {
+            let response = request.send().await.map_err(McpError::protocol)?;
+            let status = response.status();
+            if !status.is_success() {
+                return Err(McpError::peer(format!("a message was refused with HTTP {status}")));
+            }
+            Ok(())
+        };
+        let _ = done.send(posted.await);
     }
 }
 
@@ -92,20 +127,29 @@ impl Transport<RoleClient> for SseTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), McpError>> + Send + 'static {
-        let body = serde_json::to_vec(&item);
         let request = self
             .client
             .post(self.endpoint.clone())
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        async move {
-            let body = body.map_err(McpError::protocol)?;
-            let response = request.body(body).send().await.map_err(McpError::protocol)?;
-            let status = response.status();
-            if !status.is_success() {
-                return Err(McpError::peer(format!("a message was refused with HTTP {status}")));
+        // Queued now, as rmcp sends, not when the future is first polled:
+        // rmcp runs the futures of its sends side by side.
+        let queued = serde_json::to_vec(&item).map_err(McpError::protocol).and_then(|body| {
+            let (done, outcome) = oneshot::channel();
+            let post = Post {
+                request: request.body(body),
+                done,
+            };
+            match self.posts.send(post) {
+                Ok(()) => Ok(outcome),
+                Err(_) => Err(McpError::peer("the connection to the server is closed")),
             }
-            Ok(())
+        });
+        async move {
+            match queued?.await {
+                Ok(posted) => posted,
+                Err(_) => Err(McpError::peer("the connection to the server is closed")),
+            }
         }
     }
 
