@@ -832,16 +832,18 @@ async fn http_sessions_are_bounded_in_number() {
     let first = third;
 
     // Ending one frees its place; ending it again finds no session.
-    let delete = |id: String| async move {
+    let delete_from = |id: String, origin: &'static str| async move {
         use tokio::io::AsyncReadExt as _;
         let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let delete =
-            format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nMcp-Session-Id: {id}\r\nConnection: close\r\n\r\n");
+        let delete = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\n{origin}Mcp-Session-Id: {id}\r\nConnection: close\r\n\r\n"
+        );
         stream.write_all(delete.as_bytes()).await.unwrap();
         let mut response = String::new();
         stream.read_to_string(&mut response).await.unwrap();
         response
     };
+    let delete = |id: String| delete_from(id, "");
     let response = delete(first.clone()).await;
     assert!(response.starts_with("HTTP/1.1 2"), "{response}");
     assert_eq!(
@@ -849,11 +851,14 @@ async fn http_sessions_are_bounded_in_number() {
         200,
         "the freed place is taken again"
     );
-    let response = delete(first).await;
+    let response = delete(first.clone()).await;
     assert!(
         response.starts_with("HTTP/1.1 404"),
         "an ended session is not found: {response}"
     );
+    // A foreign origin is refused before anything is said of the session.
+    let response = delete_from(first, "Origin: https://evil.example\r\n").await;
+    assert!(response.starts_with("HTTP/1.1 403"), "{response}");
 }
 
 #[tokio::test]

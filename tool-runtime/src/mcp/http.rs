@@ -126,8 +126,10 @@ impl HttpOptions {
     /// Ends a session that has been idle for `limit` (30 minutes by
     /// default; at most a quarter of it, or a minute, later): no request
     /// came for it that long, and none of its event streams is open. A
-    /// session whose call is still running, however long, or whose client
-    /// listens on its `GET` stream is never idle. A client that comes back
+    /// session whose call is still running, however long, with the stream
+    /// of its answer open, or whose client listens on its `GET` stream, is
+    /// never idle; once the client drops a running call's stream, the
+    /// session may end, and the call with it. A client that comes back
     /// to an ended session gets 404 and must initialize a new one, which
     /// some clients do not do on their own; so this bounds what clients
     /// that leave without `DELETE` hold, more than it saves memory.
@@ -181,8 +183,9 @@ impl HttpOptions {
 ///
 /// One message a request: a JSON-RPC batch (a JSON array) is refused with
 /// 400 and error `-32600`. Event streams carry messages only; no event
-/// without data is sent for a client to resume the stream by (no stream
-/// can be resumed).
+/// without data is sent for a client to resume the stream by. Each event
+/// carries an `id`, and rmcp keeps a session's recent events in memory, so
+/// a `GET` with `Last-Event-ID` takes up a call's answer still to come.
 ///
 /// Browsers: the service answers no CORS preflight (`OPTIONS`) and sets
 /// no `Access-Control-*` header, so a client running in a web page needs
@@ -311,29 +314,44 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                 Ok(read) => read,
                 Err(refused) => return Ok(refused),
             };
-            if opens_session(&parts, &body) && sessions.refuses_new().await {
-                return Ok(plain(
+            let opens = opens_session(&parts, &body);
+            let full = || {
+                plain(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "too many MCP sessions are open; try again later",
-                ));
+                )
+            };
+            if opens && sessions.refuses_new().await {
+                return Ok(full());
             }
             // Ending a session that is not open (ended, reaped, never
             // made) is 404, as the transport says; rmcp would answer 202.
-            if parts.method == Method::DELETE
-                && let Some(id) = parts.headers.get("mcp-session-id").and_then(|id| id.to_str().ok())
-                && !sessions.has_session(&SessionId::from(id)).await.unwrap_or(false)
-            {
-                return Ok(plain(
-                    StatusCode::NOT_FOUND,
-                    "no MCP session has this id; it may have ended",
-                ));
-            }
+            // rmcp judges the request first, so a forbidden origin is 403
+            // whether the session exists or not.
+            let ends_unknown = match parts.headers.get("mcp-session-id").and_then(|id| id.to_str().ok()) {
+                Some(id) if parts.method == Method::DELETE => {
+                    !sessions.has_session(&SessionId::from(id)).await.unwrap_or(false)
+                }
+                _ => false,
+            };
             let sent_json = parts.method == Method::POST && is_json(&parts.headers);
             let request = Request::from_parts(parts, Body::from(body.clone()));
             let response = match tower_service::Service::call(&mut inner, request).await {
                 Ok(response) => response,
                 Err(never) => match never {},
             };
+            if ends_unknown && response.status().is_success() {
+                return Ok(plain(
+                    StatusCode::NOT_FOUND,
+                    "no MCP session has this id; it may have ended",
+                ));
+            }
+            // Two sessions opened at once for the last place: the one
+            // that lost it is refused as the check above refuses, not
+            // with rmcp's 500.
+            if opens && response.status() == StatusCode::INTERNAL_SERVER_ERROR && sessions.refuses_new().await {
+                return Ok(full());
+            }
             // rmcp answers a JSON body that is no JSON-RPC message with
             // 415, as if its type were wrong; JSON-RPC says what it is.
             if sent_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
