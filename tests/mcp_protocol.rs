@@ -1221,3 +1221,49 @@ async fn dropping_the_http_server_stops_it() {
         "the listener is closed"
     );
 }
+
+static AWAITED_STARTED: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+static AWAITED_GATE: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
+/// Say it started, then wait for the test to let it end.
+#[tool]
+async fn awaited() -> String {
+    AWAITED_STARTED.add_permits(1);
+    AWAITED_GATE.acquire().await.unwrap().forget();
+    "let go".to_owned()
+}
+
+/// A request posted with the id of one still running in its session is
+/// refused with `-32600` and its id: rmcp would answer the second in the
+/// first one's place, and leave the first one's stream open for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_still_running_in_its_session_is_refused() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Awaited).unwrap();
+    let addr = serve_http_with(McpServer::new(registry), HttpOptions::new()).await;
+    let session = open_session(addr).await;
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"awaited","arguments":{}}}"#;
+    let first = tokio::spawn({
+        let session = session.clone();
+        async move { http_post(addr, Some(&session), call).await }
+    });
+    AWAITED_STARTED.acquire().await.unwrap().forget();
+    let (head, body) = http_post(addr, Some(&session), call).await;
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    let refused = message_in(&body);
+    assert_eq!(
+        (refused["id"].clone(), refused["error"]["code"].clone()),
+        (json!(7), json!(-32600)),
+        "{body}"
+    );
+    AWAITED_GATE.add_permits(1);
+    let (head, body) = first.await.unwrap();
+    let answer = message_in(&dechunk(&head, &body));
+    assert_eq!(answer["id"], 7, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "let go", "{answer}");
+    // Once it ended, the id may be used again.
+    AWAITED_GATE.add_permits(1);
+    let (head, body) = http_post(addr, Some(&session), call).await;
+    let answer = message_in(&dechunk(&head, &body));
+    assert_eq!(answer["result"]["content"][0]["text"], "let go", "{answer}");
+}

@@ -314,6 +314,9 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                 Ok(read) => read,
                 Err(refused) => return Ok(refused),
             };
+            if let Some(refused) = reused_id(&parts, &body, &sessions) {
+                return Ok(refused);
+            }
             let opens = opens_session(&parts, &body);
             let full = || {
                 plain(
@@ -397,6 +400,32 @@ fn opens_session(parts: &Parts, body: &[u8]) -> bool {
         && serde_json::from_slice::<Named>(body).is_ok_and(|m| m.method.as_deref() == Some("initialize"))
 }
 
+/// The answer to a request posted to a session with the id of a request
+/// still running there: 400 with error `-32600`, before rmcp, which would
+/// give the second one's answer the first one's place and leave the
+/// first one's stream waiting for ever. `None` for any other message.
+fn reused_id(parts: &Parts, body: &[u8], sessions: &Sessions) -> Option<Response<Body>> {
+    #[derive(serde::Deserialize)]
+    struct Request {
+        id: rmcp::model::RequestId,
+        #[expect(dead_code, reason = "read only to tell a request from a response")]
+        method: String,
+    }
+    let session = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+    if parts.method != Method::POST {
+        return None;
+    }
+    let request = serde_json::from_slice::<Request>(body).ok()?;
+    if !sessions.running(&SessionId::from(session), &request.id) {
+        return None;
+    }
+    let message = format!(
+        "Invalid Request: a request of id {} is still running in this session; give each request an id of its own",
+        crate::text::clip(&request.id.to_string())
+    );
+    Some(jsonrpc_error(-32600, &message, serde_json::to_value(&request.id).ok()))
+}
+
 /// Whether the body is declared JSON (`application/json`, any parameters).
 fn is_json(headers: &HeaderMap) -> bool {
     headers
@@ -442,6 +471,11 @@ fn not_a_message(body: &[u8]) -> Response<Body> {
             )
         }
     };
+    jsonrpc_error(code, &message, id)
+}
+
+/// 400 with a JSON-RPC error, carrying `id` when there is one.
+fn jsonrpc_error(code: i64, message: &str, id: Option<serde_json::Value>) -> Response<Body> {
     let mut error = serde_json::json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
     if let Some(id) = id {
         error["id"] = id;

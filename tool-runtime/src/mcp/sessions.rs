@@ -19,18 +19,23 @@
 //! place from a client that does; when no session can go, a new one is
 //! refused.
 //!
+//! A request whose id is that of a request still running in the session
+//! is refused (see [`Sessions::running`]): rmcp would let the second one's
+//! answer take the first one's place, and the first one's stream would
+//! wait for ever.
+//!
 //! rmcp's priming events (an event with an id, a `retry` and empty data,
 //! sent first on every stream so that a client may resume it) are off too:
-//! without an event store nothing can be resumed, and clients older than
-//! protocol 2025-11-25 read the empty data as a message and fail.
+//! clients older than protocol 2025-11-25 read the empty data as a message
+//! and fail.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt as _};
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError};
 use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
@@ -57,12 +62,14 @@ pub(super) struct Sessions {
     me: Weak<Sessions>,
 }
 
-/// The event streams a session has open, when it was last used, and
-/// whether a request was ever made in it.
+/// The event streams a session has open, when it was last used, whether
+/// a request was ever made in it, and the ids of the requests whose
+/// answer's stream is open.
 struct Activity {
     streams: usize,
     since: Instant,
     used: bool,
+    running: HashSet<RequestId>,
 }
 
 impl Sessions {
@@ -108,6 +115,7 @@ impl Sessions {
                 streams: 0,
                 since: Instant::now(),
                 used: false,
+                running: HashSet::new(),
             },
         );
         self.start_reaping();
@@ -157,17 +165,32 @@ impl Sessions {
     }
 
     /// Counts an event stream of the session as open until the guard
-    /// returned is dropped; the session has been used.
-    fn hold(&self, id: &SessionId) -> StreamGuard {
+    /// returned is dropped; the session has been used. The stream of a
+    /// request's answer holds its id as running, and a request of an id
+    /// already running gets no guard.
+    fn hold(&self, id: &SessionId, request: Option<&RequestId>) -> Result<StreamGuard, SessionError> {
         if let Some(activity) = self.activity().get_mut(id) {
+            if let Some(request) = request
+                && !activity.running.insert(request.clone())
+            {
+                return Err(SessionError::Running(request.clone()));
+            }
             activity.streams += 1;
             activity.since = Instant::now();
             activity.used = true;
         }
-        StreamGuard {
+        Ok(StreamGuard {
             sessions: self.me.clone(),
             id: id.clone(),
-        }
+            request: request.cloned(),
+        })
+    }
+
+    /// Whether a request of id `request` is running in session `id`: the
+    /// stream of its answer is open. Another request of that id is
+    /// refused until it ends.
+    pub(super) fn running(&self, id: &SessionId, request: &RequestId) -> bool {
+        self.activity().get(id).is_some_and(|a| a.running.contains(request))
     }
 
     /// Starts, once, the task that ends idle sessions. It holds the
@@ -213,10 +236,12 @@ impl Sessions {
     }
 }
 
-/// Counts one open event stream of a session until dropped.
+/// Counts one open event stream of a session until dropped, and holds the
+/// id of the request it answers as running.
 struct StreamGuard {
     sessions: Weak<Sessions>,
     id: SessionId,
+    request: Option<RequestId>,
 }
 
 /// `stream`, counted as open until it is dropped.
@@ -237,6 +262,9 @@ impl Drop for StreamGuard {
         {
             activity.streams = activity.streams.saturating_sub(1);
             activity.since = Instant::now();
+            if let Some(request) = &self.request {
+                activity.running.remove(request);
+            }
         }
     }
 }
@@ -246,6 +274,8 @@ impl Drop for StreamGuard {
 pub(super) enum SessionError {
     /// Every place was taken.
     Full(usize),
+    /// A request of this id is still running in the session.
+    Running(RequestId),
     Local(LocalSessionManagerError),
 }
 
@@ -262,6 +292,10 @@ impl fmt::Display for SessionError {
                 f,
                 "{max} sessions are open, the most this server allows; end one or try again later"
             ),
+            SessionError::Running(id) => write!(
+                f,
+                "a request of id {id} is still running in this session; give each request an id of its own"
+            ),
             SessionError::Local(e) => e.fmt(f),
         }
     }
@@ -270,7 +304,7 @@ impl fmt::Display for SessionError {
 impl std::error::Error for SessionError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            SessionError::Full(_) => None,
+            SessionError::Full(_) | SessionError::Running(_) => None,
             SessionError::Local(e) => e.source(),
         }
     }
@@ -311,7 +345,11 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
-        let guard = self.hold(id);
+        let request = match &message {
+            JsonRpcMessage::Request(request) => Some(&request.id),
+            _ => None,
+        };
+        let guard = self.hold(id, request)?;
         Ok(guarded(self.inner.create_stream(id, message).await?, guard))
     }
 
@@ -324,7 +362,7 @@ impl SessionManager for Sessions {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
-        let guard = self.hold(id);
+        let guard = self.hold(id, None)?;
         Ok(guarded(self.inner.create_standalone_stream(id).await?, guard))
     }
 
@@ -333,7 +371,7 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionError> {
-        let guard = self.hold(id);
+        let guard = self.hold(id, None)?;
         Ok(guarded(self.inner.resume(id, last_event_id).await?, guard))
     }
 
