@@ -750,6 +750,7 @@ fn a_gemini_turn_with_nothing_in_it_has_no_calls_and_a_lost_call_is_an_error() {
         json!({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}),
         json!({"candidates": [], "promptFeedback": {"blockReason": "OTHER"}}),
         json!({"role": "model"}),
+        json!({"candidates": [{"content": {}, "finishReason": "MAX_TOKENS"}]}),
     ] {
         assert_eq!(gemini::tool_calls(&empty).unwrap().len(), 0, "{empty}");
     }

@@ -328,9 +328,14 @@ pub fn tool_calls(content: &Value) -> Result<Vec<ToolCall>, FormatError> {
             None => return Ok(Vec::new()),
         },
     };
+    // A content without parts: `{"role": "model"}`, or `{}` when thinking
+    // used the whole budget.
+    let empty = content
+        .as_object()
+        .is_some_and(|content| content.is_empty() || content.contains_key("role"));
     let parts = match content.get("parts") {
         Some(Value::Array(parts)) => parts,
-        None if content.get("role").is_some() => return Ok(Vec::new()),
+        None if empty => return Ok(Vec::new()),
         _ => return Err(FormatError::malformed("the content has no parts array")),
     };
     let mut calls = Vec::new();
@@ -437,10 +442,12 @@ fn function_response_part(result: &ToolResult) -> Value {
 /// text (a mounted tool's summary, the note `with_warnings_shown` adds,
 /// the labels of images sent after the results).
 fn notes_beside(result: &ToolResult, structured: &Value) -> String {
+    // A string is its own text as it is; anything else, its JSON.
     let own_text = |block: &&Content| {
-        block
-            .as_text()
-            .is_some_and(|text| serde_json::from_str::<Value>(text).is_ok_and(|value| value == *structured))
+        block.as_text().is_some_and(|text| match structured {
+            Value::String(string) => text == string,
+            _ => serde_json::from_str::<Value>(text).is_ok_and(|value| value == *structured),
+        })
     };
     let notes: Vec<String> = result
         .content
@@ -454,6 +461,20 @@ fn notes_beside(result: &ToolResult, structured: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_structured_string_is_not_repeated_as_a_note() {
+        let result = ToolResult::new("priority", None, crate::ToolOutput::json(json!("high")));
+        let reply = reply(&[result]).unwrap();
+        assert_eq!(
+            reply["parts"][0]["functionResponse"]["response"],
+            json!({"output": "high"}),
+            "{reply}"
+        );
+        let number_text = ToolResult::new("code", None, crate::ToolOutput::json(json!("42")));
+        let reply = super::reply(&[number_text]).unwrap();
+        assert_eq!(reply["parts"][0]["functionResponse"]["response"], json!({"output": "42"}));
+    }
 
     #[test]
     fn the_schema_becomes_gemini_s_dialect() {
