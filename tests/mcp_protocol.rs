@@ -1256,6 +1256,14 @@ async fn a_request_id_still_running_in_its_session_is_refused() {
         (json!(7), json!(-32600)),
         "{body}"
     );
+    // A forbidden origin learns nothing of the session: 403 first.
+    let forged = http_status(
+        addr,
+        &[("Mcp-Session-Id", &session), ("Origin", "https://evil.example")],
+        call,
+    )
+    .await;
+    assert_eq!(forged, 403);
     AWAITED_GATE.add_permits(1);
     let (head, body) = first.await.unwrap();
     let answer = message_in(&dechunk(&head, &body));

@@ -473,7 +473,10 @@ mod tests {
         );
         let number_text = ToolResult::new("code", None, crate::ToolOutput::json(json!("42")));
         let reply = super::reply(&[number_text]).unwrap();
-        assert_eq!(reply["parts"][0]["functionResponse"]["response"], json!({"output": "42"}));
+        assert_eq!(
+            reply["parts"][0]["functionResponse"]["response"],
+            json!({"output": "42"})
+        );
     }
 
     #[test]

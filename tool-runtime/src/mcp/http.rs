@@ -12,6 +12,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use rmcp::model::RequestId;
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager as _};
@@ -314,9 +315,7 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                 Ok(read) => read,
                 Err(refused) => return Ok(refused),
             };
-            if let Some(refused) = reused_id(&parts, &body, &sessions) {
-                return Ok(refused);
-            }
+            let asked = request_in_session(&parts, &body);
             let opens = opens_session(&parts, &body);
             let full = || {
                 plain(
@@ -349,11 +348,20 @@ impl tower_service::Service<Request<Body>> for McpHttpService {
                     "no MCP session has this id; it may have ended",
                 ));
             }
-            // Two sessions opened at once for the last place: the one
-            // that lost it is refused as the check above refuses, not
-            // with rmcp's 500.
-            if opens && response.status() == StatusCode::INTERNAL_SERVER_ERROR && sessions.refuses_new().await {
-                return Ok(full());
+            if response.status() == StatusCode::INTERNAL_SERVER_ERROR {
+                // Two sessions opened at once for the last place: the one
+                // that lost it is refused as the check above refuses, not
+                // with rmcp's 500.
+                if opens && sessions.refuses_new().await {
+                    return Ok(full());
+                }
+                // The session refused a request of an id still running
+                // there (after rmcp's own checks, Origin and Host first).
+                if let Some((session, id)) = &asked
+                    && sessions.running(session, id)
+                {
+                    return Ok(reused_id(id));
+                }
             }
             // rmcp answers a JSON body that is no JSON-RPC message with
             // 415, as if its type were wrong; JSON-RPC says what it is.
@@ -400,30 +408,33 @@ fn opens_session(parts: &Parts, body: &[u8]) -> bool {
         && serde_json::from_slice::<Named>(body).is_ok_and(|m| m.method.as_deref() == Some("initialize"))
 }
 
-/// The answer to a request posted to a session with the id of a request
-/// still running there: 400 with error `-32600`, before rmcp, which would
-/// give the second one's answer the first one's place and leave the
-/// first one's stream waiting for ever. `None` for any other message.
-fn reused_id(parts: &Parts, body: &[u8], sessions: &Sessions) -> Option<Response<Body>> {
+/// The session and id of a request posted to a session; `None` for any
+/// other message.
+fn request_in_session(parts: &Parts, body: &[u8]) -> Option<(SessionId, RequestId)> {
     #[derive(serde::Deserialize)]
     struct Request {
-        id: rmcp::model::RequestId,
+        id: RequestId,
         #[expect(dead_code, reason = "read only to tell a request from a response")]
         method: String,
     }
-    let session = parts.headers.get("mcp-session-id")?.to_str().ok()?;
     if parts.method != Method::POST {
         return None;
     }
+    let session = parts.headers.get("mcp-session-id")?.to_str().ok()?;
     let request = serde_json::from_slice::<Request>(body).ok()?;
-    if !sessions.running(&SessionId::from(session), &request.id) {
-        return None;
-    }
+    Some((SessionId::from(session), request.id))
+}
+
+/// The answer to a request posted to a session with the id of a request
+/// still running there, which the session refuses: rmcp would give the
+/// second one's answer the first one's place and leave the first one's
+/// stream waiting for ever. 400 with error `-32600`.
+fn reused_id(id: &RequestId) -> Response<Body> {
     let message = format!(
         "Invalid Request: a request of id {} is still running in this session; give each request an id of its own",
-        crate::text::clip(&request.id.to_string())
+        crate::text::clip(&id.to_string())
     );
-    Some(jsonrpc_error(-32600, &message, serde_json::to_value(&request.id).ok()))
+    jsonrpc_error(-32600, &message, serde_json::to_value(id).ok())
 }
 
 /// Whether the body is declared JSON (`application/json`, any parameters).

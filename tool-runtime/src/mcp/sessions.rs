@@ -22,7 +22,10 @@
 //! A request whose id is that of a request still running in the session
 //! is refused (see [`Sessions::running`]): rmcp would let the second one's
 //! answer take the first one's place, and the first one's stream would
-//! wait for ever.
+//! wait for ever. A request runs until its answer passes one of the
+//! session's streams: one whose stream was dropped (and whose answer is
+//! never taken up, or was cancelled) keeps its id, which MCP forbids
+//! using again in the session anyway.
 //!
 //! rmcp's priming events (an event with an id, a `retry` and empty data,
 //! sent first on every stream so that a client may resume it) are off too:
@@ -165,9 +168,10 @@ impl Sessions {
     }
 
     /// Counts an event stream of the session as open until the guard
-    /// returned is dropped; the session has been used. The stream of a
-    /// request's answer holds its id as running, and a request of an id
-    /// already running gets no guard.
+    /// returned is dropped; the session has been used. A request's id is
+    /// held as running (until its answer passes a stream, see
+    /// [`StreamGuard::saw`]), and a request of an id already running gets
+    /// no guard.
     fn hold(&self, id: &SessionId, request: Option<&RequestId>) -> Result<StreamGuard, SessionError> {
         if let Some(activity) = self.activity().get_mut(id) {
             if let Some(request) = request
@@ -182,7 +186,6 @@ impl Sessions {
         Ok(StreamGuard {
             sessions: self.me.clone(),
             id: id.clone(),
-            request: request.cloned(),
         })
     }
 
@@ -236,21 +239,37 @@ impl Sessions {
     }
 }
 
-/// Counts one open event stream of a session until dropped, and holds the
-/// id of the request it answers as running.
+/// Counts one open event stream of a session until dropped.
 struct StreamGuard {
     sessions: Weak<Sessions>,
     id: SessionId,
-    request: Option<RequestId>,
 }
 
-/// `stream`, counted as open until it is dropped.
+impl StreamGuard {
+    /// Notes a message going out on the stream: an answer ends its
+    /// request's run.
+    fn saw(&self, message: &ServerSseMessage) {
+        let answered = match message.message.as_deref() {
+            Some(JsonRpcMessage::Response(response)) => Some(&response.id),
+            Some(JsonRpcMessage::Error(error)) => error.id.as_ref(),
+            _ => None,
+        };
+        if let Some(request) = answered
+            && let Some(sessions) = self.sessions.upgrade()
+            && let Some(activity) = sessions.activity().get_mut(&self.id)
+        {
+            activity.running.remove(request);
+        }
+    }
+}
+
+/// `stream`, counted as open until it is dropped, its answers noted.
 fn guarded<S: Stream<Item = ServerSseMessage> + Send + Sync + 'static>(
     stream: S,
     guard: StreamGuard,
 ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
     stream.map(move |message| {
-        let _held = &guard;
+        guard.saw(&message);
         message
     })
 }
@@ -262,9 +281,6 @@ impl Drop for StreamGuard {
         {
             activity.streams = activity.streams.saturating_sub(1);
             activity.since = Instant::now();
-            if let Some(request) = &self.request {
-                activity.running.remove(request);
-            }
         }
     }
 }
