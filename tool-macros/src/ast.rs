@@ -529,9 +529,9 @@ pub fn unraw(ident: &syn::Ident) -> String {
 /// its UpperCamelCase, with one leading `_` kept when it would start with a
 /// digit (`_3d_view` -> `_3dView`). `None` when that is no identifier a
 /// struct can have: empty (`__`) or a keyword (`self_` -> `Self`), or a
-/// name of the standard prelude, which the struct would hide from the
-/// module's own code (`result` -> `Result`, and `Result<T, E>` no longer
-/// names the prelude's).
+/// type or value of the standard prelude ([`PRELUDE`]), which the struct
+/// would hide from the module's own code (`result` -> `Result`, and
+/// `Result<T, E>` no longer names the prelude's).
 pub fn struct_name(fn_name: &str) -> Option<String> {
     let camel = upper_camel(fn_name);
     let name = if camel.starts_with(|c: char| c.is_ascii_digit()) {
@@ -547,50 +547,12 @@ pub fn struct_name(fn_name: &str) -> Option<String> {
     syn::parse_str::<syn::Ident>(&name).ok().map(|_| name)
 }
 
-/// The names the standard prelude puts in every module (types, traits,
-/// variants).
-pub const PRELUDE: &[&str] = &[
-    "AsMut",
-    "AsRef",
-    "Box",
-    "Clone",
-    "Copy",
-    "Default",
-    "DoubleEndedIterator",
-    "Drop",
-    "Eq",
-    "Err",
-    "ExactSizeIterator",
-    "Extend",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "From",
-    "FromIterator",
-    "Future",
-    "Into",
-    "IntoFuture",
-    "IntoIterator",
-    "Iterator",
-    "None",
-    "Ok",
-    "Option",
-    "Ord",
-    "PartialEq",
-    "PartialOrd",
-    "Result",
-    "Send",
-    "Sized",
-    "Some",
-    "String",
-    "Sync",
-    "ToOwned",
-    "ToString",
-    "TryFrom",
-    "TryInto",
-    "Unpin",
-    "Vec",
-];
+/// The types and values the standard prelude puts in every module, which
+/// a module's code names all the time: a struct of one of them would hide
+/// it (`Result<T, E>`, `Ok(x)`). Traits (`Send`, `Copy`, ...) are left
+/// out: they name plausible tools (`copy`, `send`), and code reaches them
+/// in bounds, where a clash is reported at its use.
+pub const PRELUDE: &[&str] = &["Box", "Err", "None", "Ok", "Option", "Result", "Some", "String", "Vec"];
 
 /// `search_files` -> `SearchFiles`.
 pub fn upper_camel(snake: &str) -> String {

@@ -78,8 +78,8 @@ use proc_macro::TokenStream;
 /// a bound that does not fit its type, a default outside its own bounds
 /// (`#[param(default, min = 1)]` too: `Default::default()` is 0), a
 /// `# Arguments` entry one slip from a parameter it does not name, generics or `impl Trait`,
-/// `self`, an `unsafe fn`, a function name whose struct would hide a prelude
-/// name (`fn result` -> `Result`), a pattern parameter, a type that is no
+/// `self`, an `unsafe fn`, a function name whose struct would hide a
+/// prelude type or value (`fn result` -> `Result`), a pattern parameter, a type that is no
 /// tool parameter,
 /// two parameters with one wire name, an associated function in an `impl`
 /// block (a tool is a free function; this is read from the source file),

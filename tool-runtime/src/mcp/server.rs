@@ -134,7 +134,9 @@ impl McpServer {
     }
 
     /// Bounds the size of one incoming message (a stdio line, an HTTP body).
-    /// Larger messages are refused with 413 (HTTP) or dropped (stdio):
+    /// On stdio the line's end is not counted, so a line ended by a lone
+    /// `\n` may carry one byte more. Larger messages are refused with 413
+    /// (HTTP) or dropped (stdio):
     /// a line too long gets no answer, not even an error, since its id
     /// is not read (rmcp logs it at `error` level), so the client's
     /// request waits until the client gives up on it.

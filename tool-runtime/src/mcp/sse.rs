@@ -104,12 +104,24 @@ struct Post {
     done: oneshot::Sender<Result<(), McpError>>,
 }
 
+/// How long a server has to accept one posted message: the next waits for
+/// it, so a server that never answers a `POST` holds up no more than this.
+const POST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Posts the queued messages one at a time, each once the one before it
-/// was answered, until the transport is gone.
+/// was answered (or given up), until the transport is gone.
 async fn post_in_order(mut queue: mpsc::UnboundedReceiver<Post>) {
     while let Some(Post { request, done }) = queue.recv().await {
         let posted = async {
-            let response = request.send().await.map_err(McpError::protocol)?;
+            let response = tokio::time::timeout(POST_TIMEOUT, request.send())
+                .await
+                .map_err(|_| {
+                    McpError::peer(format!(
+                        "a message was not accepted within {} seconds",
+                        POST_TIMEOUT.as_secs()
+                    ))
+                })?
+                .map_err(McpError::protocol)?;
             let status = response.status();
             if !status.is_success() {
                 return Err(McpError::peer(format!("a message was refused with HTTP {status}")));
