@@ -67,7 +67,7 @@ pub(super) struct Sessions {
 
 /// The event streams a session has open, when it was last used, whether
 /// a request was ever made in it, and the ids of the requests whose
-/// answer's stream is open.
+/// answer has not gone out yet.
 struct Activity {
     streams: usize,
     since: Instant,
