@@ -31,6 +31,7 @@ use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation, Finished};
 use crate::output::ToolOutput;
 use crate::result::{Outcome, ToolResult};
+use crate::schema::Shape;
 use crate::text::{clip, panic_message};
 use crate::tool::{Tool, ToolDefinition, ToolFuture};
 
@@ -168,14 +169,19 @@ impl ToolRegistry {
         arguments: Arguments<'_>,
         external: Option<&Cancellation>,
         strict_definitions: bool,
-    ) -> Result<Started, Box<ToolResult>> {
+    ) -> Result<Started<'_>, Box<ToolResult>> {
         if external.is_some_and(Cancellation::is_cancelled) {
             return Err(Box::new(not_started(name, id)));
         }
         // A mounted tool is held for the call: its server may replace it.
+        // Only a native tool's result has a shape to check it against.
         let mounted;
+        let mut output_shape = None;
         let tool = match self.registered(name) {
-            Some(tool) => tool,
+            Some(tool) => {
+                output_shape = tool.definition().output_shape();
+                tool
+            }
             None => match self.mounted(name) {
                 Some(tool) => {
                     mounted = tool;
@@ -253,6 +259,7 @@ impl ToolRegistry {
             warnings,
             sequential: definition.is_sequential(),
             own,
+            output_shape,
         })
     }
 
@@ -304,6 +311,7 @@ impl ToolRegistry {
             made,
             strict_definitions,
         } = origin;
+        let mut output_shape = None;
         let mut result = match self.start(id, &name, arguments, external, strict_definitions) {
             Err(refused) => *refused,
             Ok(started) => 'run: {
@@ -314,7 +322,9 @@ impl ToolRegistry {
                     warnings,
                     sequential,
                     own,
+                    output_shape: shape,
                 } = started;
+                output_shape = shape;
                 let future = match future {
                     Run::Finished(output) => break 'run ToolResult::from_output(name, id, output, warnings),
                     Run::Future(future) => future,
@@ -396,10 +406,7 @@ impl ToolRegistry {
         if let Some(max) = self.settings.max_output_bytes {
             result.cut_text(max);
         }
-        if result.structured_content.is_some()
-            && let Some(tool) = self.get(result.tool())
-            && let Some(shape) = tool.definition().output_shape()
-        {
+        if let Some(shape) = output_shape {
             result.check_structured(shape);
         }
         result
@@ -434,7 +441,7 @@ impl ToolRegistry {
 }
 
 /// A call whose tool has started: what its end needs.
-struct Started {
+struct Started<'r> {
     name: Arc<str>,
     id: Option<String>,
     future: Run,
@@ -442,6 +449,8 @@ struct Started {
     sequential: bool,
     /// The call's own cancellation signal, when it has one.
     own: Option<Cancellation>,
+    /// The shape of the tool's structured result, to check it against.
+    output_shape: Option<&'r Shape>,
 }
 
 /// A started call's tool: still to run, or finished while starting.
