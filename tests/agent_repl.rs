@@ -3,11 +3,15 @@
 mod agent_support;
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use agent_support::registry;
+use agent_support::{assert_transcript_valid, registry};
 use serde_json::json;
-use tool_runtime::agent::repl::Repl;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, BufReader, DuplexStream};
+use tokio::sync::Notify;
+use tool_runtime::agent::repl::{Interrupt, Repl};
 use tool_runtime::model::{Block, ModelResponse, ModelStop, Scripted, ToolUse};
+use tool_runtime::{ToolContext, tool};
 
 const SESSION: &str = r#"/tools
 /tools openai-chat
@@ -222,4 +226,88 @@ async fn a_line_after_a_failed_model_call_joins_the_unanswered_message() {
     assert_eq!(second[0].role, Role::User);
     let line = |text: &str| Block::Text { text: text.into() };
     assert_eq!(second[0].content, [line("First"), line("Second")]);
+}
+
+/// Raised when [`hold`] starts.
+static HOLD_STARTED: Notify = Notify::const_new();
+
+/// Holds until cancelled.
+#[tool]
+async fn hold(ctx: ToolContext) -> String {
+    HOLD_STARTED.notify_one();
+    ctx.cancellation().cancelled().await;
+    "released".to_owned()
+}
+
+/// Reads the REPL's output until it holds `needle`, within a bound so a
+/// broken REPL fails the test rather than hanging it.
+async fn read_until(output: &mut DuplexStream, seen: &mut String, needle: &str) {
+    let read = async {
+        while !seen.contains(needle) {
+            let mut buffer = [0; 4096];
+            let n = output.read(&mut buffer).await.unwrap();
+            assert!(n > 0, "the output ended without {needle:?}:\n{seen}");
+            seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .unwrap_or_else(|_| panic!("no {needle:?} in:\n{seen}"));
+}
+
+/// Ctrl-C stops the chat or call that runs, not the session: the tool is
+/// cancelled, the conversation stays valid and goes on with the next line;
+/// at the prompt it ends the session.
+#[tokio::test]
+async fn an_interrupt_stops_what_runs_and_at_the_prompt_ends_the_session() {
+    let mut registry = registry();
+    registry.register(Hold).unwrap();
+    let model = Arc::new(Scripted::new([
+        ModelResponse::new(
+            vec![Block::ToolUse(ToolUse::new("toolu_1", "hold", json!({})))],
+            ModelStop::ToolUse,
+        ),
+        ModelResponse::new(
+            vec![Block::Text {
+                text: "Still here.".into(),
+            }],
+            ModelStop::EndTurn,
+        ),
+    ]));
+    let interrupt = Interrupt::new();
+    let (mut input, repl_input) = tokio::io::duplex(1 << 16);
+    let (repl_output, mut output) = tokio::io::duplex(1 << 16);
+    let repl = Repl::new(registry)
+        .model(model.clone())
+        .interrupt(interrupt.clone())
+        .run(BufReader::new(repl_input), repl_output);
+    let session = tokio::spawn(repl);
+    let mut seen = String::new();
+
+    input.write_all(b"Hold on.\n").await.unwrap();
+    HOLD_STARTED.notified().await;
+    interrupt.press();
+    read_until(&mut output, &mut seen, "[stopped: cancelled]\n").await;
+
+    input.write_all(b"/call hold {}\n").await.unwrap();
+    HOLD_STARTED.notified().await;
+    interrupt.press();
+    read_until(&mut output, &mut seen, "result (error, ").await;
+
+    input.write_all(b"And now?\n").await.unwrap();
+    read_until(&mut output, &mut seen, "Still here.\n").await;
+
+    interrupt.press();
+    tokio::time::timeout(Duration::from_secs(30), session)
+        .await
+        .expect("the session ends at an interrupt at the prompt")
+        .unwrap()
+        .unwrap();
+    output.read_to_string(&mut seen).await.unwrap();
+    assert!(seen.contains("cancel"), "the stopped call says so:\n{seen}");
+    // The stopped call was answered before the next line was sent.
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2, "{seen}");
+    assert_transcript_valid(&requests[1]);
+    assert_eq!(requests[1].last().unwrap().text(), "And now?", "{seen}");
 }

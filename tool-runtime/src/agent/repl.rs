@@ -20,6 +20,12 @@
 //! The model's text is shown as it streams, with its control characters
 //! other than newline and tab escaped (`\u{1b}`), as a tool's output is: the
 //! model cannot steer the terminal.
+//!
+//! Ctrl-C stops what is running, a chat (its tools are cancelled and the
+//! conversation stays valid, so the next line goes on from it) or a
+//! `/call`, and the prompt comes back; at the prompt it ends the session.
+//! [`Repl::run_stdio`] reads Ctrl-C itself; any other run is given its
+//! presses with [`Repl::interrupt`].
 
 use std::borrow::Cow;
 use std::io::{self, IsTerminal as _};
@@ -28,16 +34,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt as _, AsyncWrite, AsyncWriteExt as _, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 use super::{Agent, AgentEvent, StopReason};
 use crate::format::Format;
 use crate::model::{Block, Message, Model, Role};
 use crate::text::{breaks_text, clip, clip_at};
+use crate::{Cancellation, ToolCall, ToolRegistry};
 
 /// The most characters of a call's arguments or result shown as it runs.
 const PREVIEW_CHARS: usize = 200;
-use crate::{Cancellation, ToolRegistry};
 
 /// The longest line read: more than a call's largest arguments (1 MiB by
 /// default), written as JSON text.
@@ -64,6 +70,52 @@ pub struct Repl {
     model: Option<Arc<dyn Model>>,
     max_turns: usize,
     prompt: Option<bool>,
+    interrupt: Option<Interrupt>,
+}
+
+/// Ctrl-C for a REPL: each [`press`](Interrupt::press) stops the chat or
+/// call running, or, at the prompt, ends the session. A press made while
+/// nothing waits for one is kept for the next wait.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(Arc<Notify>);
+
+impl Interrupt {
+    /// An interrupt not yet pressed.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Presses it once.
+    pub fn press(&self) {
+        self.0.notify_one();
+    }
+}
+
+/// Waits for a press of `interrupt`; never ends without one.
+async fn pressed(interrupt: Option<&Interrupt>) {
+    match interrupt {
+        Some(interrupt) => interrupt.0.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Turns each Ctrl-C into a press of `interrupt` until dropped.
+struct CtrlC(tokio::task::JoinHandle<()>);
+
+impl CtrlC {
+    fn forward_to(interrupt: Interrupt) -> Self {
+        CtrlC(tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                interrupt.press();
+            }
+        }))
+    }
+}
+
+impl Drop for CtrlC {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl std::fmt::Debug for Repl {
@@ -83,6 +135,7 @@ impl Repl {
             model: None,
             max_turns: 25,
             prompt: None,
+            interrupt: None,
         }
     }
 
@@ -105,11 +158,30 @@ impl Repl {
         self
     }
 
-    /// Runs on standard input and output until end of input or `/quit`.
+    /// The presses that stop a running chat or call, or at the prompt end
+    /// the session, as Ctrl-C does for [`run_stdio`](Repl::run_stdio).
+    pub fn interrupt(mut self, interrupt: Interrupt) -> Self {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// Runs on standard input and output until end of input, `/quit`, or
+    /// Ctrl-C at the prompt. Unless an [`interrupt`](Repl::interrupt) was
+    /// given, Ctrl-C is read from the process while the REPL runs; as with
+    /// any use of `tokio::signal::ctrl_c`, the process then keeps Tokio's
+    /// handler for SIGINT, so a later Ctrl-C no longer ends it by itself.
     pub async fn run_stdio(mut self) -> io::Result<()> {
         if self.prompt.is_none() {
             self.prompt = Some(io::stdin().is_terminal());
         }
+        let _ctrl_c = match &self.interrupt {
+            Some(_) => None,
+            None => {
+                let interrupt = Interrupt::new();
+                self.interrupt = Some(interrupt.clone());
+                Some(CtrlC::forward_to(interrupt))
+            }
+        };
         self.run(BufReader::new(tokio::io::stdin()), tokio::io::stdout()).await
     }
 
@@ -137,7 +209,14 @@ impl Repl {
                 output.write_all(b"> ").await?;
             }
             output.flush().await?;
-            let line = match lines.next().await? {
+            let line = tokio::select! {
+                line = lines.next() => line?,
+                () = pressed(self.interrupt.as_ref()) => {
+                    output.write_all(b"\n").await?;
+                    break;
+                }
+            };
+            let line = match line {
                 Line::End => break,
                 Line::Text(line) => line,
                 Line::TooLong => {
@@ -243,7 +322,16 @@ impl Repl {
             Err(error) => text.push_str(&format!("error: {error}\n")),
         }
         let started = tokio::time::Instant::now();
-        let result = self.registry.call(name, arguments).await;
+        let cancellation = Cancellation::new();
+        let call = ToolCall::new(name, arguments);
+        let result = self.registry.call_cancellable(call, &cancellation);
+        tokio::pin!(result);
+        let result = loop {
+            tokio::select! {
+                result = &mut result => break result,
+                () = pressed(self.interrupt.as_ref()) => cancellation.cancel(),
+            }
+        };
         let status = if super::adapter::is_error(&result) {
             "error"
         } else {
@@ -290,6 +378,7 @@ impl Repl {
             tokio::select! {
                 outcome = &mut run => break outcome,
                 Some(event) = events.recv() => show(&event, output, &mut at_line_start).await?,
+                () = pressed(self.interrupt.as_ref()) => cancellation.cancel(),
             }
         };
         while let Ok(event) = events.try_recv() {
