@@ -1275,3 +1275,39 @@ async fn a_request_id_still_running_in_its_session_is_refused() {
     let answer = message_in(&dechunk(&head, &body));
     assert_eq!(answer["result"]["content"][0]["text"], "let go", "{answer}");
 }
+
+static HELD_STARTED: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(0);
+
+/// Say it started, then hold until cancelled.
+#[tool]
+async fn held(ctx: tool_runtime::ToolContext) -> String {
+    HELD_STARTED.add_permits(1);
+    ctx.cancellation().cancelled().await;
+    "cancelled".to_owned()
+}
+
+/// A request the client cancels is never answered (MCP), so its id would
+/// stay "running" for the session's life: the cancellation releases it,
+/// and a session that cancels many calls keeps none of their ids.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_request_releases_its_id() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Held).unwrap();
+    let addr = serve_http_with(McpServer::new(registry), HttpOptions::new()).await;
+    let session = open_session(addr).await;
+    let call = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"held","arguments":{}}}"#;
+    let first = tokio::spawn({
+        let session = session.clone();
+        async move { http_post(addr, Some(&session), call).await }
+    });
+    HELD_STARTED.acquire().await.unwrap().forget();
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8,"reason":"user"}}"#;
+    let (head, _) = http_post(addr, Some(&session), cancel).await;
+    assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+    // The cancelled call's stream gets no answer; its client lets it go.
+    first.abort();
+    let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    let (head, body) = http_post(addr, Some(&session), ping).await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
+    assert_eq!(message_in(&dechunk(&head, &body))["id"], 8, "{body}");
+}

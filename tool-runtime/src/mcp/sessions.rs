@@ -23,9 +23,10 @@
 //! is refused (see [`Sessions::running`]): rmcp would let the second one's
 //! answer take the first one's place, and the first one's stream would
 //! wait for ever. A request runs until its answer passes one of the
-//! session's streams: one whose stream was dropped (and whose answer is
-//! never taken up, or was cancelled) keeps its id, which MCP forbids
-//! using again in the session anyway.
+//! session's streams, or its client cancels it (a cancelled request is
+//! never answered). One whose stream was dropped, and whose answer is
+//! never taken up, keeps its id, which MCP forbids using again in the
+//! session anyway.
 //!
 //! rmcp's priming events (an event with an id, a `retry` and empty data,
 //! sent first on every stream so that a client may resume it) are off too:
@@ -38,7 +39,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use futures_util::{Stream, StreamExt as _};
-use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError};
 use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
@@ -371,7 +372,21 @@ impl SessionManager for Sessions {
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), SessionError> {
         self.touch(id);
-        Ok(self.inner.accept_message(id, message).await?)
+        let cancelled = match &message {
+            JsonRpcMessage::Notification(notification) => match &notification.notification {
+                ClientNotification::CancelledNotification(cancelled) => cancelled.params.request_id.clone(),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.inner.accept_message(id, message).await?;
+        // A cancelled request is never answered: it runs no longer.
+        if let Some(request) = cancelled
+            && let Some(activity) = self.activity().get_mut(id)
+        {
+            activity.running.remove(&request);
+        }
+        Ok(())
     }
 
     async fn create_standalone_stream(
