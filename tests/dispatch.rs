@@ -513,3 +513,91 @@ async fn a_call_of_no_tool_is_answered_as_such_at_once_even_when_every_slot_is_t
     // It waited for nothing: only the timed-out call took its second.
     assert!(start.elapsed() <= Duration::from_secs(1), "{:?}", start.elapsed());
 }
+
+/// Whether the body of [`block_alone`] or [`block_beside`] runs, and whether
+/// the test let it end.
+static BODY_RUNS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static BODY_RELEASED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn block_until_released() -> String {
+    BODY_RUNS.store(true, Ordering::SeqCst);
+    while !BODY_RELEASED.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    BODY_RUNS.store(false, Ordering::SeqCst);
+    "ended".to_owned()
+}
+
+/// Block alone until the test lets go.
+#[tool(sequential)]
+fn block_alone() -> String {
+    block_until_released()
+}
+
+/// Block beside others until the test lets go.
+#[tool]
+fn block_beside() -> String {
+    block_until_released()
+}
+
+/// Say whether a blocking body runs beside this call.
+#[tool]
+async fn peek() -> String {
+    if BODY_RUNS.load(Ordering::SeqCst) {
+        "beside"
+    } else {
+        "alone"
+    }
+    .to_owned()
+}
+
+/// Say it, alone.
+#[tool(sequential)]
+async fn peek_alone() -> String {
+    if BODY_RUNS.load(Ordering::SeqCst) {
+        "beside"
+    } else {
+        "alone"
+    }
+    .to_owned()
+}
+
+/// A plain `fn` body cannot be stopped: when its call times out it runs on,
+/// and holds the gate of sequential tools until it ends, so a sequential
+/// tool still runs beside no other call. Real time (a short limit), since
+/// blocking bodies do not run on the paused clock; counts and texts are
+/// asserted, never durations.
+#[tokio::test]
+async fn a_plain_fn_body_outliving_its_call_still_holds_the_sequential_gate() {
+    let mut registry = ToolRegistry::new().with_timeout(Some(Duration::from_millis(50)));
+    registry
+        .register(BlockAlone)
+        .unwrap()
+        .register(BlockBeside)
+        .unwrap()
+        .register(Peek)
+        .unwrap()
+        .register(PeekAlone)
+        .unwrap();
+    for (blocking, other) in [("block_alone", "peek"), ("block_beside", "peek_alone")] {
+        BODY_RELEASED.store(false, Ordering::SeqCst);
+        let given_up = registry.call(blocking, json!({})).await;
+        assert_eq!(given_up.outcome(), Outcome::TimedOut, "{}", given_up.text());
+        assert!(BODY_RUNS.load(Ordering::SeqCst), "the body runs on");
+        // The body still holds the gate: the other call never starts.
+        let waited = registry.call(other, json!({})).await;
+        assert_eq!(
+            waited.outcome(),
+            Outcome::TimedOut,
+            "{blocking}, then {other}: {}",
+            waited.text()
+        );
+        assert!(waited.text().contains("was not run"), "{}", waited.text());
+        BODY_RELEASED.store(true, Ordering::SeqCst);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while registry.stray_blocking_calls() > 0 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(registry.call(other, json!({})).await.text(), "alone");
+    }
+}

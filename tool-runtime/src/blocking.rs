@@ -7,8 +7,8 @@
 //! Two kinds run here: plain `fn` tool bodies (`__private::run_blocking`)
 //! and the threads the MCP server runs each call on.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// What runs on the blocking pool, each kind counted as strays of its own:
 /// a plain `fn` body holds its thread only for its tool, while a thread
@@ -47,10 +47,43 @@ pub(crate) fn stray_calls() -> usize {
     Work::ToolBody.stray_count() + Work::CallThread.stray_count()
 }
 
+/// What a plain `fn` tool's body that starts while it is set (see
+/// [`HeldByBody::scope`]) holds until the body ends, even after its call
+/// was given up: the registry's gate of sequential tools, so that a body
+/// outliving its call still runs beside no call it must not run beside.
+pub(crate) struct HeldByBody(Mutex<Option<Box<dyn Send>>>);
+
+tokio::task_local! {
+    static HELD_BY_BODY: Arc<HeldByBody>;
+}
+
+impl HeldByBody {
+    /// Holds `held` for a body to take; dropped with the last handle if no
+    /// body takes it.
+    pub(crate) fn new(held: impl Send + 'static) -> Arc<Self> {
+        Arc::new(HeldByBody(Mutex::new(Some(Box::new(held)))))
+    }
+
+    /// Runs `poll` (a poll of a call's future) with this set: a body that
+    /// starts in it takes what is held.
+    pub(crate) fn scope<R>(self: &Arc<Self>, poll: impl FnOnce() -> R) -> R {
+        HELD_BY_BODY.sync_scope(Arc::clone(self), poll)
+    }
+
+    /// What is held for a body starting now, taken: none outside a scope.
+    fn take() -> Option<Box<dyn Send>> {
+        HELD_BY_BODY
+            .try_with(|held| held.0.lock().unwrap_or_else(PoisonError::into_inner).take())
+            .ok()
+            .flatten()
+    }
+}
+
 /// Runs `body`, work of the kind `work`, on the blocking pool and waits for
 /// it. Dropping the returned future before the body ends counts the body
-/// as a stray of its kind until it ends. The error is the pool's: the body
-/// panicked (or the runtime shut down).
+/// as a stray of its kind until it ends. A tool's body holds what the
+/// registry set for it ([`HeldByBody`]) until it ends. The error is the
+/// pool's: the body panicked (or the runtime shut down).
 pub(crate) async fn run<T: Send + 'static>(
     work: Work,
     body: impl FnOnce() -> T + Send + 'static,
@@ -58,10 +91,16 @@ pub(crate) async fn run<T: Send + 'static>(
     let strays = work.strays();
     let state = Arc::new(AtomicU8::new(RUNNING));
     let ended = EndWatch(Arc::clone(&state), strays);
+    let held = match work {
+        Work::ToolBody => HeldByBody::take(),
+        Work::CallThread => None,
+    };
     let task = tokio::task::spawn_blocking(move || {
         // Dropped when the body returns or unwinds, so a body that panics
-        // after its call was given up stops counting as a stray too.
+        // after its call was given up stops counting as a stray too; what
+        // it holds is let go first.
         let _ended = ended;
+        let _held = held;
         body()
     });
     let mut watch = GiveUpWatch {

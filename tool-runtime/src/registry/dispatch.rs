@@ -25,7 +25,7 @@ use tokio::time::Instant;
 
 use super::ToolRegistry;
 use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
-use crate::blocking::Work;
+use crate::blocking::{HeldByBody, Work};
 use crate::call::{Arguments, ToolCall};
 use crate::codes::Warning;
 use crate::context::{CallScope, Cancellation, Finished};
@@ -332,11 +332,13 @@ impl ToolRegistry {
                 // Held until the call ends: shared for ordinary tools, exclusive for
                 // sequential ones; not taken at all while no tool is sequential.
                 // Declared before the tool's future, so the future is dropped (its
-                // clean-up run) before another sequential call may start.
-                let (_shared, _exclusive);
+                // clean-up run) before another sequential call may start. A plain
+                // `fn` body takes it over, and holds it until it ends even when
+                // its call was given up before (see `HeldByBody`).
+                let gate;
                 // From here on, a panic in the tool's `Drop` is caught wherever the
                 // future is dropped: finished, stopped, or never started.
-                let mut run = Guarded(Some(future));
+                let mut run = Guarded(Some(future), None);
                 let signals = Signals {
                     own: own.as_ref(),
                     external,
@@ -351,15 +353,18 @@ impl ToolRegistry {
                 // the caller cancels; the tool then never starts.
                 let made = signals.made.unwrap_or_else(Instant::now);
                 if sequential || self.has_sequential {
-                    let gate = async {
+                    let taken = async {
                         if sequential {
-                            (None, Some(self.gate.write().await))
+                            HeldByBody::new(self.gate.clone().write_owned().await)
                         } else {
-                            (Some(self.gate.read().await), None)
+                            HeldByBody::new(self.gate.clone().read_owned().await)
                         }
                     };
-                    match Box::pin(self.wait(gate, made, signals.external)).await {
-                        Waited::Finished(guards) if !self.expired(made) => (_shared, _exclusive) = guards,
+                    match Box::pin(self.wait(taken, made, signals.external)).await {
+                        Waited::Finished(taken) if !self.expired(made) => {
+                            gate = taken;
+                            run.1 = Some(&gate);
+                        }
                         // Not in time, or only just as the limit ran out.
                         Waited::Finished(_) | Waited::TimedOut => {
                             let limit = self.limit_seconds();
@@ -583,19 +588,24 @@ fn not_started(name: &str, id: Option<String>) -> ToolResult {
 
 /// A tool's future, polled and dropped where a panic in either is caught:
 /// a panic while polling is the call's result, and one in a `Drop` of the
-/// tool's (when it finishes, or is stopped) never reaches the caller.
-struct Guarded(Option<ToolFuture>);
+/// tool's (when it finishes, or is stopped) never reaches the caller. It is
+/// polled with the gate the call holds, if any, for a plain `fn` body to
+/// take over.
+struct Guarded<'g>(Option<ToolFuture>, Option<&'g Arc<HeldByBody>>);
 
-impl Future for Guarded {
+impl Future for Guarded<'_> {
     type Output = Result<ToolOutput, Box<dyn Any + Send>>;
 
     fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
-        let slot = &mut self.0;
+        let Guarded(slot, gate) = &mut *self;
         let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
             let Some(future) = slot else {
                 panic!("a tool's future was polled after it finished")
             };
-            let polled = future.as_mut().poll(cx);
+            let polled = match gate {
+                Some(gate) => gate.scope(|| future.as_mut().poll(cx)),
+                None => future.as_mut().poll(cx),
+            };
             if polled.is_ready() {
                 *slot = None;
             }
@@ -611,7 +621,7 @@ impl Future for Guarded {
     }
 }
 
-impl Drop for Guarded {
+impl Drop for Guarded<'_> {
     fn drop(&mut self) {
         if let Some(future) = self.0.take() {
             drop_quietly(future);
