@@ -412,3 +412,97 @@ async fn a_key_with_a_line_break_cannot_add_a_line_to_the_refusal() {
     assert!(!text.contains("\n- missing_required:id: injected"), "{text}");
     assert!(text.contains(r"\n- missing_required:id: injected"), "{text}");
 }
+
+/// Counts the allocations the current thread makes, so a test can tell
+/// the work a call does per item without a clock.
+mod allocations {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    pub struct Counting;
+
+    thread_local! {
+        static MADE: Cell<u64> = const { Cell::new(0) };
+    }
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // `try_with`: a thread being torn down still allocates.
+            let _ = MADE.try_with(|made| made.set(made.get() + 1));
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let _ = MADE.try_with(|made| made.set(made.get() + 1));
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    /// Allocations made on this thread so far.
+    pub fn made() -> u64 {
+        MADE.with(Cell::get)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: allocations::Counting = allocations::Counting;
+
+/// A shade.
+#[derive(serde::Deserialize, tool_runtime::ToolParam)]
+pub enum Shade {
+    Crimson,
+    Vermilion,
+    Turquoise,
+    Chartreuse,
+    Periwinkle,
+    Aquamarine,
+}
+
+/// One entry of several required fields, whose expectations take words.
+#[derive(serde::Deserialize, tool_runtime::ToolParam)]
+pub struct Entry {
+    /// The first shade.
+    pub first: Shade,
+    /// The second shade.
+    pub second: Shade,
+    /// A label.
+    pub label: String,
+    /// A count.
+    pub count: u32,
+}
+
+/// Load entries.
+#[tool]
+async fn load(#[param(description = "The entries")] entries: Vec<Entry>) -> usize {
+    entries.len()
+}
+
+/// A list of empty objects for a list of structs is one missing field per
+/// field per object: past the 100 problems recorded, each is only counted,
+/// not described, so an object costs no allocation of its own however long
+/// the sentence describing it would be.
+#[tokio::test(flavor = "current_thread")]
+async fn problems_past_those_recorded_cost_no_sentence_each() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Load).unwrap();
+    let mut made = Vec::new();
+    for n in [20_000, 40_000] {
+        let arguments = format!(r#"{{"entries": {}}}"#, repeated("{}", n));
+        let before = allocations::made();
+        let result = registry.call("load", arguments.as_str()).await;
+        made.push(allocations::made() - before);
+        assert_eq!(result.outcome(), Outcome::InvalidArguments);
+        assert!(
+            result.text().contains(&format!("{} problems", 4 * n)),
+            "{}",
+            result.text()
+        );
+    }
+    let per_object = (made[1] - made[0]) / 20_000;
+    // Six a sentence made each (a field whose key is missing) before.
+    assert!(per_object <= 1, "{per_object} allocations per object ({made:?})");
+}

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
-use crate::schema::{Kind, Shape};
+use crate::schema::{Kind, ObjectShape, Shape};
 use crate::text::{QUOTE_CHARS, clip};
 
 /// What a shape accepts, as a phrase: `an integer from 1 to 10000`,
@@ -90,7 +90,7 @@ const LISTED: usize = 20;
 
 /// Appends `items`, comma-separated: at most [`LISTED`], then how many
 /// more there are.
-pub(super) fn write_listed<T>(out: &mut String, items: &[T], mut write_one: impl FnMut(&mut String, &T)) {
+fn write_listed<T>(out: &mut String, items: &[T], mut write_one: impl FnMut(&mut String, &T)) {
     for (i, item) in items.iter().take(LISTED).enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -100,6 +100,20 @@ pub(super) fn write_listed<T>(out: &mut String, items: &[T], mut write_one: impl
     if items.len() > LISTED {
         let _ = write!(out, " and {} more", items.len() - LISTED);
     }
+}
+
+/// The fields of `object` as the sentence of an unknown key lists them.
+pub(super) fn listed_fields(object: &ObjectShape) -> String {
+    let mut parameters = String::new();
+    if object.fields.is_empty() {
+        parameters.push_str("none");
+    }
+    write_listed(&mut parameters, &object.fields, |out, field| {
+        out.push('`');
+        out.push_str(&clip(&field.name));
+        out.push('`');
+    });
+    parameters
 }
 
 /// Appends [`expected`]'s phrase to `out`: the sentences of binding

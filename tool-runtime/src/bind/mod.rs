@@ -36,7 +36,7 @@ use serde_json::{Map, Number, Value};
 
 pub(crate) use arguments::{argument_object, json_size_exceeds};
 pub use bound::BoundArguments;
-use describe::{Sentence, write_listed};
+use describe::{Sentence, listed_fields};
 pub(crate) use describe::{counted, describe_str, describe_value, expected, float_text, write_integer};
 pub use params::{Params, parse_params};
 pub use typed::Coerced;
@@ -352,15 +352,34 @@ impl Walker {
         full
     }
 
+    /// Records the error `code` with the sentence `detail` makes, made only
+    /// when the error is recorded in detail.
+    fn error_with(&mut self, code: ErrorCode, detail: impl FnOnce() -> String) {
+        if self.errors_full() {
+            return;
+        }
+        self.push_error(code, detail());
+    }
+
     fn error(&mut self, code: ErrorCode, detail: String) {
         if self.errors_full() {
             return;
         }
+        self.push_error(code, detail);
+    }
+
+    fn push_error(&mut self, code: ErrorCode, detail: String) {
         // Problems rarely come alone: room for several at once.
         if self.report.errors.is_empty() {
             self.report.errors.reserve(8);
         }
         self.report.errors.push(CallError::new(code, self.path.clone(), detail));
+    }
+
+    fn null_not_allowed(&mut self, shape: &Shape) {
+        self.error_with(ErrorCode::NullNotAllowed, || {
+            Sentence::new("null is not allowed; expected ").expected(shape).done()
+        });
     }
 
     fn mismatch(&mut self, shape: &Shape, value: &Value) {
@@ -405,10 +424,11 @@ impl Walker {
             match sent {
                 None => {
                     if field.presence == Presence::Required {
-                        let detail = Sentence::new("the required value is missing; expected ")
-                            .expected(&field.shape)
-                            .done();
-                        self.error(ErrorCode::MissingRequired, detail);
+                        self.error_with(ErrorCode::MissingRequired, || {
+                            Sentence::new("the required value is missing; expected ")
+                                .expected(&field.shape)
+                                .done()
+                        });
                     }
                 }
                 Some(value) => {
@@ -481,18 +501,18 @@ impl Walker {
             // of any other type.
             Presence::Defaulted if shape.nullable => false,
             Presence::Defaulted => {
-                let detail = Sentence::new("null is not allowed in strict mode; expected ")
-                    .expected(shape)
-                    .text(" (leave the key out for its default)")
-                    .done();
-                self.error(ErrorCode::TypeMismatch, detail);
+                self.error_with(ErrorCode::TypeMismatch, || {
+                    Sentence::new("null is not allowed in strict mode; expected ")
+                        .expected(shape)
+                        .text(" (leave the key out for its default)")
+                        .done()
+                });
                 false
             }
             // A required value that may be `null` (a remote schema's).
             Presence::Required if shape.nullable => false,
             Presence::Required => {
-                let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
-                self.error(ErrorCode::NullNotAllowed, detail);
+                self.null_not_allowed(shape);
                 false
             }
         }
@@ -508,17 +528,8 @@ impl Walker {
             }
             return;
         }
-        let unknown: Vec<String> = map.keys().filter(|k| !names.contains(k)).cloned().collect();
-        // Written once for every key's sentence.
-        let mut parameters = String::new();
-        if object.fields.is_empty() {
-            parameters.push_str("none");
-        }
-        write_listed(&mut parameters, &object.fields, |out, field| {
-            out.push('`');
-            out.push_str(&clip(&field.name));
-            out.push('`');
-        });
+        // Written once for every key's sentence, when the first is.
+        let mut parameters: Option<String> = None;
         // A remote object that admits other keys gets them (the
         // arguments of a remote tool whose schema is open, too).
         let fate = if object.keeps_unknown {
@@ -526,8 +537,8 @@ impl Walker {
         } else {
             "it was ignored"
         };
-        for key in unknown {
-            let mark = self.enter_sent_key(&key);
+        for key in map.keys().filter(|k| !names.contains(k)) {
+            let mark = self.enter_sent_key(key);
             // A problem past those recorded is only counted: thousands of
             // unknown keys cost no sentence each.
             let recorded = if self.lenient() {
@@ -537,7 +548,8 @@ impl Walker {
             };
             let mut detail = String::new();
             if recorded {
-                detail = self.unknown_key_sentence(object, &key, &parameters);
+                let parameters = parameters.get_or_insert_with(|| listed_fields(object));
+                detail = self.unknown_key_sentence(object, key, parameters);
             }
             if self.lenient() {
                 if recorded {
@@ -579,8 +591,7 @@ impl Walker {
             // as its schema `{}` does; a parameter's or field's own `null`
             // was judged by its presence before.
             if !shape.nullable && !matches!(shape.kind, Kind::Any) {
-                let detail = Sentence::new("null is not allowed; expected ").expected(shape).done();
-                self.error(ErrorCode::NullNotAllowed, detail);
+                self.null_not_allowed(shape);
             }
             return;
         }
