@@ -245,6 +245,27 @@ async fn a_dropped_call_raises_the_tool_s_cancellation() {
     assert_eq!(stopped(&registry), 1, "the tool's background work was told to stop");
 }
 
+/// A call that fails once its arguments were bound (timed out, panicked)
+/// still carries their warnings: the tool ran with the changed values.
+#[tokio::test(start_paused = true)]
+async fn a_call_that_fails_after_binding_keeps_its_warnings() {
+    let registry = registry().with_timeout(Some(Duration::from_secs(1)));
+    let timed_out = registry.call("wait", json!({"label": "late", "millis": "60000"})).await;
+    assert_eq!(timed_out.outcome(), Outcome::TimedOut, "{}", timed_out.text());
+    assert_eq!(
+        timed_out.warning_codes(),
+        ["string_literal_converted_to_integer:millis"]
+    );
+    let panicked = registry.call("explode", json!({"message": 7})).await;
+    assert_eq!(panicked.outcome(), Outcome::Panicked, "{}", panicked.text());
+    assert_eq!(panicked.warning_codes().len(), 1, "{:?}", panicked.warning_codes());
+    assert!(
+        panicked.warning_codes()[0].ends_with(":message"),
+        "{:?}",
+        panicked.warning_codes()
+    );
+}
+
 #[tokio::test]
 async fn a_panicking_tool_is_an_error_result() {
     let registry = registry();

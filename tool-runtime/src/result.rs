@@ -145,6 +145,14 @@ impl ToolResult {
         }
     }
 
+    /// This result with the warnings of the arguments its call was made
+    /// with: a call that failed after its arguments were bound still says
+    /// how they were changed.
+    pub(crate) fn with_warnings(mut self, warnings: Vec<Warning>) -> Self {
+        self.warnings = warnings;
+        self
+    }
+
     /// A failure with a text for the model and no argument errors.
     pub(crate) fn failure(tool: &str, call_id: Option<String>, outcome: Outcome, text: String) -> Self {
         ToolResult {

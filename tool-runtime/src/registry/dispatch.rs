@@ -368,13 +368,14 @@ impl ToolRegistry {
                         // Not in time, or only just as the limit ran out.
                         Waited::Finished(_) | Waited::TimedOut => {
                             let limit = self.limit_seconds();
-                            break 'run not_started_in_time(&name, id, limit, "other calls held it");
+                            break 'run not_started_in_time(&name, id, limit, "other calls held it")
+                                .with_warnings(warnings);
                         }
-                        Waited::Cancelled => break 'run not_started(&name, id),
+                        Waited::Cancelled => break 'run not_started(&name, id).with_warnings(warnings),
                     }
                 }
                 if signals.external.is_some_and(Cancellation::is_cancelled) {
-                    break 'run not_started(&name, id);
+                    break 'run not_started(&name, id).with_warnings(warnings);
                 }
                 // Most tools finish on their first poll; only the others need a timer.
                 let first = std::future::poll_fn(|cx| Poll::Ready(run.poll_unpin(cx))).await;
@@ -391,12 +392,14 @@ impl ToolRegistry {
                                 signals.raise_own();
                                 let text =
                                     format!("The tool `{name}` did not finish within {limit} seconds and was stopped.");
-                                break 'run ToolResult::failure(&name, id, Outcome::TimedOut, text);
+                                break 'run ToolResult::failure(&name, id, Outcome::TimedOut, text)
+                                    .with_warnings(warnings);
                             }
                             Waited::Cancelled => {
                                 signals.raise_own();
                                 let text = format!("The call of `{name}` was cancelled before it finished.");
-                                break 'run ToolResult::failure(&name, id, Outcome::Cancelled, text);
+                                break 'run ToolResult::failure(&name, id, Outcome::Cancelled, text)
+                                    .with_warnings(warnings);
                             }
                         }
                     }
@@ -404,7 +407,7 @@ impl ToolRegistry {
                 abandoned.0 = None;
                 match finished {
                     Ok(output) => ToolResult::from_output(name, id, output, warnings),
-                    Err(panic) => panicked(&name, id, panic),
+                    Err(panic) => panicked(&name, id, panic).with_warnings(warnings),
                 }
             }
         };
