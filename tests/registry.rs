@@ -480,3 +480,54 @@ fn a_default_struct_whose_fields_serialize_as_null_is_registered() {
     let mut registry = ToolRegistry::new();
     registry.register(Find).unwrap();
 }
+
+/// A tool written by hand, of the fields given.
+struct ByHand(tool_runtime::ToolDefinition);
+
+impl Tool for ByHand {
+    fn definition(&self) -> &tool_runtime::ToolDefinition {
+        &self.0
+    }
+
+    fn invoke(
+        &self,
+        _: tool_runtime::BoundArguments,
+        _: &tool_runtime::CallScope<'_>,
+    ) -> Result<tool_runtime::ToolFuture, Vec<tool_runtime::CallError>> {
+        Ok(Box::pin(async { tool_runtime::ToolOutput::text("done") }))
+    }
+}
+
+/// What `#[tool]` refuses at compile time, a tool written by hand is
+/// refused at registration: two fields of one name (the schema's `required`
+/// would repeat it, which the meta-schema refuses), or a name no provider
+/// takes as a property key, at the top or in a nested object.
+#[test]
+fn a_hand_written_tool_with_a_repeated_or_unacceptable_field_name_is_refused() {
+    use tool_runtime::schema::Field;
+    let field = |name: &str| Field::new(name, String::shape(), false, "String");
+    let nested = Field::new(
+        "filters",
+        tool_runtime::schema::Shape::new(tool_runtime::schema::Kind::Object(
+            tool_runtime::schema::ObjectShape::new(vec![field("tag"), field("tag")], true),
+        )),
+        false,
+        "Filters",
+    );
+    for (fields, text) in [
+        (vec![field("a"), field("a")], "two fields of one object are named `a`"),
+        (vec![field("filter[id]")], "the field `filter[id]` is no property key"),
+        (vec![field("")], "the field `` is no property key"),
+        (vec![field("ok"), nested], "two fields of one object are named `tag`"),
+    ] {
+        let definition = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", fields);
+        let error = ToolRegistry::new()
+            .register(ByHand(definition))
+            .map(|_| ())
+            .unwrap_err();
+        assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
+        assert!(error.to_string().contains(text), "{error}");
+    }
+    let fine = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", vec![field("a.b-c_9")]);
+    assert!(ToolRegistry::new().register(ByHand(fine)).is_ok());
+}

@@ -328,10 +328,22 @@ impl ToolDefinition {
 
 /// Whether `name` is a valid tool name: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn is_valid_tool_name(name: &str) -> bool {
+    is_short_ascii_name(name, b"_-")
+}
+
+/// Whether `name` is a property key every provider accepts:
+/// `^[a-zA-Z0-9_.-]{1,64}$` (Anthropic's rule, the strictest), as
+/// `#[tool]` and `#[derive(ToolParam)]` check it at compile time.
+pub(crate) fn is_valid_property_name(name: &str) -> bool {
+    is_short_ascii_name(name, b"_.-")
+}
+
+/// Whether `name` is 1 to 64 ASCII letters, digits and `punctuation`.
+fn is_short_ascii_name(name: &str, punctuation: &[u8]) -> bool {
     (1..=64).contains(&name.len())
         && name
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            .all(|b| b.is_ascii_alphanumeric() || punctuation.contains(&b))
 }
 
 /// A definition built on first use and kept for the life of the program;

@@ -5,7 +5,7 @@ mod complete;
 mod dispatch;
 mod mounted;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -23,8 +23,8 @@ use crate::codes::{CallError, ErrorCode, Warning};
 use crate::context::StateMap;
 use crate::format::{self, Format, Rendered, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
-use crate::schema::Schema;
-use crate::tool::{Tool, ToolDefinition, is_valid_tool_name};
+use crate::schema::{ObjectShape, Schema, object_shapes};
+use crate::tool::{Tool, ToolDefinition, is_valid_property_name, is_valid_tool_name};
 use mounted::Snapshot;
 
 /// The most bytes of text a call answers with unless
@@ -264,7 +264,8 @@ impl ToolRegistry {
     /// timed out or was cancelled (64 by default). Such a body cannot be
     /// stopped and holds a thread of the blocking pool until it returns;
     /// without a bound, enough of them take every thread, and every plain
-    /// `fn` tool times out. Async tools are served whatever the count.
+    /// `fn` tool times out. Async tools are served whatever the count. A
+    /// limit of 0 refuses every call of a plain `fn` tool.
     /// Over MCP every call holds a thread of that pool, which stays stuck
     /// past its limit only when an async tool never yields: such threads
     /// count as strays too, and at the bound (counted apart from the plain
@@ -333,6 +334,9 @@ impl ToolRegistry {
         }
         if self.index.contains_key(name) || self.mounted(name).is_some() {
             return Err(RegistryError::DuplicateName(name.to_owned()));
+        }
+        if let Some(problem) = field_problem(definition.params()) {
+            return Err(RegistryError::InvalidDefinition(format!("tool `{name}`: {problem}")));
         }
         let unchecked = definition.params().fields.iter().find_map(|field| {
             let keyword = field.shape.unchecked_constraint()?;
@@ -537,6 +541,32 @@ impl ToolRegistry {
         };
         Err(CallError::new(ErrorCode::ArgumentsTooLarge, "", detail))
     }
+}
+
+/// What is wrong with a tool's parameters, or the fields of an object in
+/// them, that `#[tool]` and `#[derive(ToolParam)]` refuse at compile time
+/// and a tool written by hand may still have: a name twice, or a name no
+/// provider accepts as a property key.
+fn field_problem(params: &ObjectShape) -> Option<String> {
+    let mut objects = vec![params];
+    for field in &params.fields {
+        object_shapes(&field.shape, &mut objects);
+    }
+    objects.into_iter().find_map(|object| {
+        let mut seen = HashSet::new();
+        object.fields.iter().find_map(|field| {
+            let name = crate::text::clip(&field.name);
+            if !is_valid_property_name(&field.name) {
+                Some(format!(
+                    "the field `{name}` is no property key every provider accepts (1 to 64 ASCII letters, digits, `_`, `.` or `-`)"
+                ))
+            } else if !seen.insert(field.name.as_str()) {
+                Some(format!("two fields of one object are named `{name}`"))
+            } else {
+                None
+            }
+        })
+    })
 }
 
 impl fmt::Debug for ToolRegistry {
