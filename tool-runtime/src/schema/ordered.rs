@@ -34,7 +34,7 @@ pub struct Schema {
 impl Schema {
     /// `value`, ordered after the object shapes it was rendered from.
     pub(crate) fn new(value: Value, objects: &[&ObjectShape]) -> Self {
-        let ordered = Ordered::new(&value, objects, false);
+        let ordered = Ordered::new(&value, objects, objects, false);
         Schema { value, ordered }
     }
 
@@ -156,15 +156,28 @@ const SCHEMA_KEYS: &[&str] = &[
 ];
 
 impl Ordered {
-    fn new(value: &Value, objects: &[&ObjectShape], is_properties: bool) -> Self {
+    /// `value` ordered after `objects`; `near`, the object shapes of the
+    /// value being written (a field's, as its parent's properties are
+    /// written), are looked at first, so of two objects with the same
+    /// field names (`{start, end}` and `{end, start}`), each is written in
+    /// its own order.
+    fn new(value: &Value, objects: &[&ObjectShape], near: &[&ObjectShape], is_properties: bool) -> Self {
         match value {
-            Value::Array(items) => Ordered::Array(items.iter().map(|v| Ordered::new(v, objects, false)).collect()),
+            Value::Array(items) => {
+                Ordered::Array(items.iter().map(|v| Ordered::new(v, objects, near, false)).collect())
+            }
             Value::Object(map) if is_properties => {
-                let order = properties_order(map, objects);
+                let (order, declared) = properties_order(map, near, objects);
                 Ordered::Object(
                     order
                         .into_iter()
-                        .map(|key| (key.to_owned(), Ordered::new(&map[key], objects, false)))
+                        .map(|key| {
+                            let mut near = Vec::new();
+                            if let Some(field) = declared.and_then(|object| object.field(key)) {
+                                object_shapes(&field.shape, &mut near);
+                            }
+                            (key.to_owned(), Ordered::new(&map[key], objects, &near, false))
+                        })
                         .collect(),
                 )
             }
@@ -177,7 +190,7 @@ impl Ordered {
                 let mut entries: Vec<(String, Ordered)> = keys
                     .into_iter()
                     .map(|key| {
-                        let child = Ordered::new(&map[key], objects, key == "properties" && !wrapper);
+                        let child = Ordered::new(&map[key], objects, near, key == "properties" && !wrapper);
                         (key.clone(), child)
                     })
                     .collect();
@@ -209,19 +222,24 @@ fn entry<'e>(entries: &'e [(String, Ordered)], key: &str) -> Option<&'e Ordered>
 }
 
 /// The keys of a `properties` object in the order of the object shape with
-/// exactly these fields; by name when none has them.
-fn properties_order<'m>(map: &'m Map<String, Value>, objects: &[&ObjectShape]) -> Vec<&'m str> {
-    let declared = objects
-        .iter()
-        .find(|o| o.fields.len() == map.len() && o.fields.iter().all(|f| map.contains_key(&f.name)));
-    match declared {
+/// exactly these fields, looked for among `near` first, and that shape; by
+/// name when none has them.
+fn properties_order<'m, 'o>(
+    map: &'m Map<String, Value>,
+    near: &[&'o ObjectShape],
+    objects: &[&'o ObjectShape],
+) -> (Vec<&'m str>, Option<&'o ObjectShape>) {
+    let fits = |o: &&&ObjectShape| o.fields.len() == map.len() && o.fields.iter().all(|f| map.contains_key(&f.name));
+    let declared = near.iter().find(fits).or_else(|| objects.iter().find(fits)).copied();
+    let order = match declared {
         Some(object) => object
             .fields
             .iter()
             .filter_map(|f| map.get_key_value(&f.name).map(|(k, _)| k.as_str()))
             .collect(),
         None => map.keys().map(String::as_str).collect(),
-    }
+    };
+    (order, declared)
 }
 
 impl Serialize for Ordered {
@@ -269,6 +287,49 @@ mod tests {
             r#"{"type":"object","properties":{"zeta":{"description":"Z","type":"string"},"alpha":{"description":"A","type":"integer","minimum":0}},"required":["zeta"],"additionalProperties":false}"#
         );
         assert_eq!(schema["properties"]["alpha"]["type"], json!("integer"));
+    }
+
+    #[test]
+    fn objects_with_the_same_field_names_keep_each_its_own_order() {
+        let window = ObjectShape::new(
+            vec![
+                Field::new("start", u32::shape(), false, "u32"),
+                Field::new("end", u32::shape(), false, "u32"),
+            ],
+            true,
+        );
+        let span = ObjectShape::new(
+            vec![
+                Field::new("end", u32::shape(), false, "u32"),
+                Field::new("start", u32::shape(), false, "u32"),
+            ],
+            true,
+        );
+        let params = ObjectShape::new(
+            vec![
+                Field::new("span", Shape::new(Kind::Object(span)), false, "Span"),
+                Field::new(
+                    "window",
+                    Shape::new(Kind::Array {
+                        items: Box::new(Shape::new(Kind::Object(window.clone()))),
+                        unique: false,
+                    }),
+                    false,
+                    "Vec<Window>",
+                ),
+            ],
+            true,
+        );
+        let mut objects = vec![&params];
+        for field in &params.fields {
+            object_shapes(&field.shape, &mut objects);
+        }
+        let text = Schema::new(params.to_json_schema(), &objects).to_string();
+        let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle} in {text}"));
+        // `span` is written first: its fields come first in the text.
+        assert!(at(r#""end""#) < at(r#""start""#), "{text}");
+        let inner = &text[at(r#""window""#)..];
+        assert!(inner.find(r#""start""#) < inner.find(r#""end""#), "{text}");
     }
 
     #[test]
