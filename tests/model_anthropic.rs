@@ -978,6 +978,111 @@ async fn a_call_cut_off_before_its_input_never_starts() {
     }
 }
 
+/// The API ends the open block before it says the turn was cut off: a
+/// tool_use whose input stopped mid-JSON must not start early either. Put
+/// to an approver that changes its arguments it would really run; it is
+/// answered as not run (cut off), as the whole, unstreamed turn answers it.
+/// Input that is whole JSON yet no object, in a turn that goes on, is not
+/// cut off: it starts with the next block and the binder explains it.
+#[tokio::test]
+async fn a_call_cut_off_mid_input_never_starts() {
+    let cut = |input: &str| {
+        vec![
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "greet", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input}}),
+            json!({"type": "content_block_stop", "index": 1}),
+        ]
+    };
+    for partial in [r#"{"name": "Ad"#, r#"{"name": "Ada""#, "{"] {
+        let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
+        blocks.extend(cut(partial));
+        let server = Server::start(vec![stream_stopping(blocks, "max_tokens")], false).await;
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let (seen, asked) = (started.clone(), Arc::new(Mutex::new(Vec::new())));
+        let approved = asked.clone();
+        let outcome = Agent::new(client(&server, true), registry())
+            .approver(move |call: &ToolCall| {
+                approved.lock().unwrap().push(call.id.clone().unwrap_or_default());
+                match call.name.as_str() {
+                    "greet" => Approval::Modify(json!({"name": "Eve"})),
+                    _ => Approval::Run,
+                }
+            })
+            .on_event(move |event| {
+                if let AgentEvent::ToolCallStarted { id, .. } = event {
+                    seen.lock().unwrap().push(id.clone());
+                }
+            })
+            .run("Add, then greet Ada")
+            .await;
+        assert_eq!(outcome.stop, StopReason::MaxTokens, "{partial}: {:?}", outcome.error);
+        assert_eq!(*started.lock().unwrap(), ["toolu_1"], "{partial}");
+        assert_eq!(
+            *asked.lock().unwrap(),
+            ["toolu_1"],
+            "{partial}: the approver never saw it"
+        );
+        assert_eq!(server.requests().len(), 1, "{partial}: no second turn");
+        assert_transcript_valid(&outcome.transcript);
+        let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+        assert!(!results[0].is_error, "the whole call ran: {:?}", results[0]);
+        assert!(
+            results[1].is_error && results[1].to_text().contains("max_tokens"),
+            "{partial}: {:?}",
+            results[1]
+        );
+        assert!(!results[1].to_text().contains("Eve"), "{:?}", results[1]);
+    }
+
+    // Whole JSON but no object, then another block: the turn went on, so
+    // the call was whole as sent; it starts, and the binder explains it.
+    let mut blocks = streamed_call(0, "toolu_1", "[2, 3]");
+    blocks.extend(streamed_call(1, "toolu_2", r#"{"a": 2, "b": 3}"#));
+    let (_, outcome) = add_streamed(blocks).await;
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert!(results[0].is_error, "{:?}", results[0]);
+    assert_eq!(results[1].to_text(), "5");
+}
+
+/// The counts of `message_delta` are cumulative: each field keeps the
+/// larger of what `message_start` and every delta said, so a compatible
+/// server's `"input_tokens": 0` in its delta loses none of the input, and
+/// a count that grew (input after a server tool) is taken.
+#[tokio::test]
+async fn streamed_usage_keeps_the_larger_count_of_each_field() {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
+            "usage": {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 7, "cache_read_input_tokens": 5}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi."}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": null, "stop_sequence": null},
+            "usage": {"input_tokens": 12, "output_tokens": 4}}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+            "usage": {"input_tokens": 0, "output_tokens": 9, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}),
+        json!({"type": "message_stop"}),
+    ];
+    let reply = Reply::sse(
+        events
+            .iter()
+            .map(|event| (event["type"].as_str(), event.to_string()))
+            .collect(),
+    );
+    let server = Server::start(vec![reply], false).await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let usage = outcome.usage;
+    assert_eq!(
+        (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_creation_input_tokens,
+            usage.cache_read_input_tokens
+        ),
+        (12, 9, 7, 5)
+    );
+}
+
 #[tokio::test]
 async fn streamed_text_whose_block_never_ends_stays_in_the_transcript() {
     let mut blocks = vec![

@@ -667,3 +667,180 @@ async fn with_strict_tools_the_nulls_the_model_sends_for_unset_parameters_mean_n
         }
     }
 }
+
+/// A user message of several text blocks reaches the API as one text, its
+/// blocks a blank line apart, never glued ("2+2and"); so do the text blocks
+/// of an assistant message that a call or thinking keeps apart, while text
+/// split into adjacent blocks (Anthropic's cited text) is one text again.
+#[tokio::test]
+async fn the_text_blocks_of_a_message_are_sent_apart() {
+    use tool_runtime::model::{Block, Message, Role, ToolResultBlock, ToolUse};
+    let text = |text: &str| Block::Text { text: text.into() };
+    let transcript = vec![
+        Message::new(Role::User, vec![text("what is 2+2"), text("and 3+3")]),
+        Message::new(
+            Role::Assistant,
+            vec![
+                text("The sum "),
+                text("is next."),
+                Block::ToolUse(ToolUse::new("call_a", "add", json!({"a": 2, "b": 2}))),
+                text("Then 3+3."),
+            ],
+        ),
+        Message::new(
+            Role::User,
+            vec![
+                Block::ToolResult(ToolResultBlock::text("call_a", "4", false)),
+                text("Turn 1 of 25."),
+                text("Budget left: 100."),
+            ],
+        ),
+    ];
+    let server = Server::start(vec![Reply::ok(openai_completion(Some("4 and 6."), &[], "stop"))], false).await;
+    let outcome = Agent::new(client(&server, false), registry())
+        .run_cancellable(transcript, &tool_runtime::Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let messages = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    assert_eq!(
+        messages[1],
+        json!({"role": "user", "content": "what is 2+2\n\nand 3+3"})
+    );
+    assert_eq!(messages[2]["content"], "The sum is next.\n\nThen 3+3.");
+    assert_eq!(messages[3]["role"], "tool");
+    assert_eq!(
+        messages[4],
+        json!({"role": "user", "content": "Turn 1 of 25.\n\nBudget left: 100."})
+    );
+}
+
+/// `content` sent as a list of parts (Mistral's reasoning models: a
+/// `thinking` part, then `text`), whole or in each delta, is its text
+/// parts' text; the thinking is not the answer. A `content` of any other
+/// kind is a malformed answer, never dropped.
+#[tokio::test]
+async fn content_sent_as_parts_is_read_and_other_content_is_malformed() {
+    let thinking = json!({"type": "thinking", "thinking": [{"type": "text", "text": "2 and 2 make 4."}]});
+    let mut whole = openai_completion(None, &[], "stop");
+    whole["choices"][0]["message"]["content"] =
+        json!([thinking, {"type": "text", "text": "It is "}, {"type": "text", "text": "4."}]);
+    let streamed = Reply::sse(vec![
+        (
+            None,
+            chunk(json!({"role": "assistant", "content": [thinking]}), json!(null)),
+        ),
+        (
+            None,
+            chunk(json!({"content": [{"type": "text", "text": "It is "}]}), json!(null)),
+        ),
+        (
+            None,
+            chunk(json!({"content": [{"type": "text", "text": "4."}]}), json!(null)),
+        ),
+        (None, chunk(json!({}), json!("stop"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
+        let server = Server::start(vec![reply], false).await;
+        let shown = Arc::new(Mutex::new(String::new()));
+        let seen = shown.clone();
+        let outcome = Agent::new(client(&server, stream), registry())
+            .on_event(move |event| {
+                if let AgentEvent::Text(text) = event {
+                    seen.lock().unwrap().push_str(text);
+                }
+            })
+            .run("What is 2+2?")
+            .await;
+        assert_eq!(
+            outcome.stop,
+            StopReason::EndTurn,
+            "stream {stream}: {:?}",
+            outcome.error
+        );
+        assert_eq!(outcome.text, "It is 4.", "stream {stream}");
+        assert_eq!(*shown.lock().unwrap(), "It is 4.", "stream {stream}");
+    }
+
+    for content in [
+        json!(7),
+        json!({"text": "It is 4."}),
+        json!(true),
+        json!([{"type": "text", "text": 4}]),
+    ] {
+        let mut whole = openai_completion(None, &[], "stop");
+        whole["choices"][0]["message"]["content"] = content.clone();
+        let streamed = Reply::sse(vec![
+            (
+                None,
+                chunk(json!({"role": "assistant", "content": content}), json!(null)),
+            ),
+            (None, chunk(json!({}), json!("stop"))),
+            (None, "[DONE]".to_owned()),
+        ]);
+        for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
+            let error = model_error(reply, stream).await;
+            assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{content}: {error}");
+            assert!(error.message().contains("content"), "{content}: {error}");
+        }
+    }
+}
+
+/// Only the choice of `index` 0 (or none) is the answer, whichever place a
+/// chunk gives it: the text and finish_reason of another choice (a server
+/// streaming `n > 1` choices, one a chunk) are not the answer's, and a call
+/// in another choice is an error, never run as the answer's.
+#[tokio::test]
+async fn a_streamed_choice_of_another_index_is_not_the_answer() {
+    let other = |delta: serde_json::Value, finish: serde_json::Value| {
+        json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+               "choices": [{"index": 1, "delta": delta, "finish_reason": finish}]})
+        .to_string()
+    };
+    let reply = Reply::sse(vec![
+        (
+            None,
+            chunk(json!({"role": "assistant", "content": "Hello"}), json!(null)),
+        ),
+        (
+            None,
+            other(json!({"role": "assistant", "content": "Bonjour"}), json!(null)),
+        ),
+        (None, other(json!({}), json!("stop"))),
+        (None, chunk(json!({"content": " there."}), json!(null))),
+        (None, chunk(json!({}), json!("stop"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    let server = Server::start(vec![reply], false).await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Hi").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "Hello there.");
+
+    let call = json!([{"index": 0, "id": "call_a", "type": "function", "function": {"name": "add", "arguments": "{\"a\": 1, \"b\": 2}"}}]);
+    let reply = Reply::sse(vec![
+        (
+            None,
+            chunk(json!({"role": "assistant", "content": "Adding."}), json!(null)),
+        ),
+        (None, other(json!({"tool_calls": call}), json!(null))),
+        (None, other(json!({}), json!("tool_calls"))),
+        (None, chunk(json!({}), json!("stop"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    let started = Arc::new(Mutex::new(0));
+    let seen = started.clone();
+    let server = Server::start(vec![reply], false).await;
+    let outcome = Agent::new(client(&server, true).retry(RetryPolicy::none()), registry())
+        .on_event(move |event| {
+            if matches!(event, AgentEvent::ToolCallStarted { .. }) {
+                *seen.lock().unwrap() += 1;
+            }
+        })
+        .run("Add")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert_eq!(*started.lock().unwrap(), 0, "the other choice's call never ran");
+    assert_transcript_valid(&outcome.transcript);
+}

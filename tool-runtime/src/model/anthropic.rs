@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::http::{self, RetryPolicy, malformed};
+use super::http::{self, RetryPolicy, is_whole_object, malformed};
 use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
@@ -353,20 +353,21 @@ fn stop_reason(reason: Option<&str>, sequence: Option<&str>) -> ModelStop {
     }
 }
 
+/// Reads the counts of a `usage` object into `into`. A stream's counts
+/// are cumulative (`message_start`, then each `message_delta`), so each
+/// field keeps the larger of what it held and what `value` says: a
+/// compatible server that sends `"input_tokens": 0` in its delta loses
+/// none of the input `message_start` reported.
 fn usage(value: &Value, into: &mut Usage) {
-    let read = |key: &str| value.get(key).and_then(Value::as_u64);
-    if let Some(n) = read("input_tokens") {
-        into.input_tokens = n;
-    }
-    if let Some(n) = read("output_tokens") {
-        into.output_tokens = n;
-    }
-    if let Some(n) = read("cache_creation_input_tokens") {
-        into.cache_creation_input_tokens = n;
-    }
-    if let Some(n) = read("cache_read_input_tokens") {
-        into.cache_read_input_tokens = n;
-    }
+    let read = |key: &str, field: &mut u64| {
+        if let Some(n) = value.get(key).and_then(Value::as_u64) {
+            *field = (*field).max(n);
+        }
+    };
+    read("input_tokens", &mut into.input_tokens);
+    read("output_tokens", &mut into.output_tokens);
+    read("cache_creation_input_tokens", &mut into.cache_creation_input_tokens);
+    read("cache_read_input_tokens", &mut into.cache_read_input_tokens);
 }
 
 /// A whole (non-streamed) Messages API response.
@@ -468,13 +469,15 @@ struct StreamState {
     usage: Usage,
     id: Option<String>,
     finished: bool,
-    /// A tool_use that ended without any input streamed, not yet reported.
-    /// When a turn is cut off (max_tokens, a full context window, a
-    /// refusal) the API ends the open block before it says so: a call cut
-    /// before its input began would run on its start's empty input. It is
-    /// known whole only once another block starts or the turn ends for a
-    /// reason known not to cut it off. (Input cut short is never whole
-    /// JSON, so it never runs as it is.)
+    /// A tool_use that ended without its input streamed as a whole JSON
+    /// object, not yet reported. When a turn is cut off (max_tokens, a
+    /// full context window, a refusal) the API ends the open block before
+    /// it says so: a call cut before its input began would run on its
+    /// start's empty input, and one cut mid-input would be put to the
+    /// approver (which may run it with arguments of its own). It is known
+    /// whole only once another block starts or the turn ends for a reason
+    /// known not to cut it off; a turn cut off answers it as not run, as
+    /// the whole message would.
     held: Option<ToolUse>,
 }
 
@@ -583,10 +586,11 @@ impl http::StreamReader for StreamState {
                 let block = match self.blocks.remove(&index) {
                     Some(Partial::Text(text)) => Block::Text { text },
                     Some(Partial::ToolUse { id, name, json, input }) => {
-                        let streamed = !json.trim().is_empty();
+                        // Only input streamed whole is known complete here.
+                        let whole = is_whole_object(&json);
                         let call = tool_use_end(id, name, json, input);
                         self.release(events);
-                        if streamed {
+                        if whole {
                             events(StreamEvent::ToolUse(call.clone()));
                         } else {
                             self.held = Some(call.clone());

@@ -320,6 +320,13 @@ pub(crate) trait StreamReader: Default {
     }
 }
 
+/// Whether streamed tool input is a whole JSON object: text that nothing
+/// more can be added to and still be JSON, so a call of it is complete.
+/// Input cut off mid-way (a turn that hit max_tokens) never is.
+pub(crate) fn is_whole_object(input: &str) -> bool {
+    input.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(input).is_ok()
+}
+
 /// Sends a streamed request and reads its events into a new `S`, retrying
 /// as [`send`] does, within the same budget. A stream that fails before
 /// anything of it was handed on to `events` (an `overloaded_error` event

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::anthropic::default_http;
-use super::http::{self, RetryPolicy, malformed};
+use super::http::{self, RetryPolicy, is_whole_object, malformed};
 use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
@@ -283,11 +283,14 @@ impl Model for OpenAi {
 
 /// A transcript message as Chat Completions messages: an assistant message
 /// with its `tool_calls`; a user message's tool results as one `role: "tool"`
-/// message each, in order, then its text (a notice) as a user message.
+/// message each, in order, then its text (a notice) as a user message. A
+/// message's text blocks are sent as one text (what every compatible server
+/// takes): a user's a blank line apart, an assistant's where a call or
+/// thinking keeps them apart.
 pub fn messages_json(message: &Message) -> Vec<Value> {
     match message.role {
         Role::Assistant => {
-            let text = message.text();
+            let text = joined_text(message);
             let calls: Vec<Value> = message
                 .tool_uses()
                 .map(|call| {
@@ -309,12 +312,69 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
                 .tool_results()
                 .map(|r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": r.to_text()}))
                 .collect();
-            let text = message.text();
+            let text = joined_text(message);
             if !text.is_empty() || out.is_empty() {
                 out.push(json!({"role": "user", "content": text}));
             }
             out
         }
+    }
+}
+
+/// The text blocks of `message` as one text, a blank line between blocks
+/// that are apart: a user's blocks always are (each its own paragraph:
+/// "what is 2+2" and "and 3+3" must not read "2+2and"), an assistant's
+/// when a call or thinking comes between them. An assistant's adjacent
+/// text blocks are one text the provider split (Anthropic splits cited
+/// text mid-sentence), joined as they are.
+fn joined_text(message: &Message) -> String {
+    let mut text = String::new();
+    // Whether a block other than text came since the last text block.
+    let mut apart = false;
+    for block in &message.content {
+        match block {
+            Block::Text { text: piece } => {
+                if !text.is_empty() && (apart || message.role == Role::User) {
+                    text.push_str("\n\n");
+                }
+                text.push_str(piece);
+                apart = false;
+            }
+            _ => apart = true,
+        }
+    }
+    text
+}
+
+/// The text of a message's or a delta's `content`: a string, `null`
+/// (none), or a list of parts (Mistral's reasoning models send a
+/// `thinking` part, then `text`), whose `text` parts' texts are joined as
+/// they are. Thinking is not the answer, and this client shows no
+/// reasoning, so a `thinking` part is skipped, as is a part of a kind not
+/// known. A `content` of any other kind, or a part that is no object or a
+/// `text` part without its text, is malformed: never an answer dropped.
+fn content_text(content: &Value) -> Result<String, ModelError> {
+    match content {
+        Value::Null => Ok(String::new()),
+        Value::String(text) => Ok(text.clone()),
+        Value::Array(parts) => {
+            let mut text = String::new();
+            for part in parts {
+                if !part.is_object() {
+                    return Err(malformed("a part of the message's `content` is not an object"));
+                }
+                if part["type"] == "text" {
+                    let Some(piece) = part["text"].as_str() else {
+                        return Err(malformed("a text part of the message's `content` has no text"));
+                    };
+                    text.push_str(piece);
+                }
+            }
+            Ok(text)
+        }
+        _ => Err(malformed(
+            "the message's `content` is neither text, null nor a list of parts",
+        )),
     }
 }
 
@@ -361,8 +421,9 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
     };
     let message = &choice["message"];
     let mut content = Vec::new();
-    if let Some(text) = message["content"].as_str().filter(|t| !t.is_empty()) {
-        content.push(Block::Text { text: text.to_owned() });
+    let text = content_text(&message["content"])?;
+    if !text.is_empty() {
+        content.push(Block::Text { text });
     }
     // The core parser checks the calls (a list, ids present and distinct,
     // none in a later choice), given the whole completion.
@@ -464,16 +525,33 @@ impl StreamState {
         if chunk["usage"].is_object() {
             self.usage = usage(&chunk["usage"]);
         }
-        let Some(choice) = chunk.pointer("/choices/0") else {
-            return Ok(false);
+        // Only the first choice is read, the one of `index` 0 (or none),
+        // wherever the chunk puts it: a server streaming several choices
+        // may send another alone in a chunk. Another's text and finish are
+        // not the answer's; a call in another would be lost, so it is an
+        // error.
+        let choices = match &chunk["choices"] {
+            Value::Array(choices) => choices.as_slice(),
+            _ => &[],
         };
-        // Only the first choice is read: a call in another would be lost.
-        let mut later = chunk["choices"].as_array().into_iter().flatten().skip(1);
-        if later.any(|c| c.pointer("/delta/tool_calls").is_some_and(|t| !t.is_null())) {
+        let first = choices.iter().position(is_first_choice);
+        let holds_calls = |choice: &Value| {
+            ["delta", "message"]
+                .iter()
+                .any(|key| choice[*key].get("tool_calls").is_some_and(|t| !t.is_null()))
+        };
+        if choices
+            .iter()
+            .enumerate()
+            .any(|(at, choice)| Some(at) != first && holds_calls(choice))
+        {
             return Err(malformed(
-                "a choice after the first holds tool calls, which would be lost",
+                "a choice other than the first (index 0) holds tool calls, which would be lost",
             ));
         }
+        let Some(choice) = first.map(|at| &choices[at]) else {
+            return Ok(false);
+        };
         // Some servers send a chunk's content as `message`, as in a whole
         // completion: read as the delta, so no call in it is lost.
         let delta = match choice.get("delta").filter(|d| !d.is_null()) {
@@ -483,9 +561,10 @@ impl StreamState {
         // As the whole-response parser: a call of the deprecated form is an
         // error, never lost.
         crate::format::openai::check_no_function_call(delta).map_err(|e| malformed(e.to_string()))?;
-        if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
-            self.text.push_str(text);
-            events(StreamEvent::Text(text.to_owned()));
+        let text = content_text(&delta["content"])?;
+        if !text.is_empty() {
+            self.text.push_str(&text);
+            events(StreamEvent::Text(text));
         }
         if let Some(refusal) = delta["refusal"].as_str() {
             self.refusal.push_str(refusal);
@@ -635,6 +714,15 @@ impl StreamState {
     }
 }
 
+/// Whether a streamed `choice` is the first, the answer's: its `index` is
+/// 0, or it has none (some servers leave it out).
+fn is_first_choice(choice: &Value) -> bool {
+    match choice.get("index") {
+        None | Some(Value::Null) => true,
+        Some(index) => index.as_u64() == Some(0),
+    }
+}
+
 /// Which calls [`StreamState::report`] reports.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reported {
@@ -642,12 +730,6 @@ enum Reported {
     Whole,
     /// All: the turn has ended.
     All,
-}
-
-/// Whether `arguments` is a whole JSON object: text that nothing more can
-/// be added to and still be JSON.
-fn is_whole_object(arguments: &str) -> bool {
-    arguments.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_ok()
 }
 
 #[cfg(test)]

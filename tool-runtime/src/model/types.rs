@@ -41,7 +41,8 @@ impl Message {
         Message { role, content }
     }
 
-    /// Its text blocks joined (no tool calls, results or thinking).
+    /// Its text blocks concatenated as they are, with nothing between them
+    /// (no tool calls, results or thinking).
     pub fn text(&self) -> String {
         let texts: Vec<&str> = self
             .content
