@@ -561,9 +561,7 @@ fn block_beside() -> String {
     block_until_released()
 }
 
-/// Say whether a blocking body runs beside this call.
-#[tool]
-async fn peek() -> String {
+fn beside_a_body() -> String {
     if BODY_RUNS.load(Ordering::SeqCst) {
         "beside"
     } else {
@@ -572,15 +570,16 @@ async fn peek() -> String {
     .to_owned()
 }
 
+/// Say whether a blocking body runs beside this call.
+#[tool]
+async fn peek() -> String {
+    beside_a_body()
+}
+
 /// Say it, alone.
 #[tool(sequential)]
 async fn peek_alone() -> String {
-    if BODY_RUNS.load(Ordering::SeqCst) {
-        "beside"
-    } else {
-        "alone"
-    }
-    .to_owned()
+    beside_a_body()
 }
 
 /// A plain `fn` body cannot be stopped: when its call times out it runs on,

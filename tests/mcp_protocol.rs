@@ -1233,21 +1233,33 @@ async fn awaited() -> String {
     "let go".to_owned()
 }
 
+/// Serves `tool` over HTTP, opens a session and posts `call` in it; once
+/// the tool said it started (on `started`): the server, the session and
+/// the post, whose answer is the call's.
+async fn running_in_a_session(
+    tool: impl tool_runtime::Tool,
+    call: &'static str,
+    started: &tokio::sync::Semaphore,
+) -> (std::net::SocketAddr, String, tokio::task::JoinHandle<(String, String)>) {
+    let mut registry = ToolRegistry::new();
+    registry.register(tool).unwrap();
+    let addr = serve_http_with(McpServer::new(registry), HttpOptions::new()).await;
+    let session = open_session(addr).await;
+    let first = tokio::spawn({
+        let session = session.clone();
+        async move { http_post(addr, Some(&session), call).await }
+    });
+    started.acquire().await.unwrap().forget();
+    (addr, session, first)
+}
+
 /// A request posted with the id of one still running in its session is
 /// refused with `-32600` and its id: rmcp would answer the second in the
 /// first one's place, and leave the first one's stream open for ever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_id_still_running_in_its_session_is_refused() {
-    let mut registry = ToolRegistry::new();
-    registry.register(Awaited).unwrap();
-    let addr = serve_http_with(McpServer::new(registry), HttpOptions::new()).await;
-    let session = open_session(addr).await;
     let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"awaited","arguments":{}}}"#;
-    let first = tokio::spawn({
-        let session = session.clone();
-        async move { http_post(addr, Some(&session), call).await }
-    });
-    AWAITED_STARTED.acquire().await.unwrap().forget();
+    let (addr, session, first) = running_in_a_session(Awaited, call, &AWAITED_STARTED).await;
     let (head, body) = http_post(addr, Some(&session), call).await;
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
     let refused = message_in(&body);
@@ -1291,16 +1303,8 @@ async fn held(ctx: tool_runtime::ToolContext) -> String {
 /// and a session that cancels many calls keeps none of their ids.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_request_releases_its_id() {
-    let mut registry = ToolRegistry::new();
-    registry.register(Held).unwrap();
-    let addr = serve_http_with(McpServer::new(registry), HttpOptions::new()).await;
-    let session = open_session(addr).await;
     let call = r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"held","arguments":{}}}"#;
-    let first = tokio::spawn({
-        let session = session.clone();
-        async move { http_post(addr, Some(&session), call).await }
-    });
-    HELD_STARTED.acquire().await.unwrap().forget();
+    let (addr, session, first) = running_in_a_session(Held, call, &HELD_STARTED).await;
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8,"reason":"user"}}"#;
     let (head, _) = http_post(addr, Some(&session), cancel).await;
     assert!(head.starts_with("HTTP/1.1 202"), "{head}");
