@@ -40,13 +40,19 @@ struct HttpServer {
 impl HttpServer {
     /// A server of `transport`: `http`, or `sse` (the legacy HTTP+SSE).
     fn start(python: &str, transport: &str, port: u16) -> Self {
-        let child = Command::new(python)
-            .args([server_script(), transport.into(), port.to_string()])
+        let path = if transport == "sse" { "/sse" } else { "/mcp" };
+        let mut command = Command::new(python);
+        command.args([server_script(), transport.into(), port.to_string()]);
+        Self::spawn(command, port, path)
+    }
+
+    /// `command`, a server that listens on `port`, serving at `path`.
+    fn spawn(mut command: Command, port: u16, path: &'static str) -> Self {
+        let child = command
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("python starts");
-        let path = if transport == "sse" { "/sse" } else { "/mcp" };
         let server = HttpServer { child, port, path };
         // Ready when it accepts connections (a safety net of 60 s).
         for _ in 0..600 {
@@ -615,6 +621,19 @@ mod tempfile_path {
         pub fn count(&self, line: &str) -> usize {
             std::fs::read_to_string(&self.0).map_or(0, |text| text.lines().filter(|l| *l == line).count())
         }
+
+        /// Its lines that start with `prefix`.
+        pub fn starting(&self, prefix: &str) -> Vec<String> {
+            std::fs::read_to_string(&self.0).map_or_else(
+                |_| Vec::new(),
+                |text| {
+                    text.lines()
+                        .filter(|l| l.starts_with(prefix))
+                        .map(str::to_owned)
+                        .collect()
+                },
+            )
+        }
     }
 
     impl Drop for Path {
@@ -639,7 +658,13 @@ mod tempfile_path {
 /// - `relist_crashes`: the first process answers its first `tools/list` and
 ///   then announces a change; every later `tools/list` announces a change
 ///   and makes the server exit;
-/// - `dies_in_call`: a call makes the server exit without an answer.
+/// - `dies_in_call`: a call makes the server exit without an answer;
+/// - `long_cursor`: the first page of `tools/list` names a next page by a
+///   cursor of 5,000 characters;
+/// - `call_errors`: a call of `invalid`, `internal` or `custom` is answered
+///   with a JSON-RPC error of code -32602, -32603 or 7;
+/// - `relist_announces`: each `tools/list` answer is followed by
+///   `notifications/tools/list_changed`, the list staying the same.
 const RAW_SERVER: &str = r#"
 import json
 import sys
@@ -686,6 +711,7 @@ LISTS = {
             "k": {"oneOf": [{"type": "integer"}, {"enum": [None]}]},
         }}),
     ],
+    "call_errors": [tool("invalid"), tool("internal"), tool("custom")],
     "names": [
         tool("read.file"),
         tool("read_file"),
@@ -724,12 +750,18 @@ for line in sys.stdin.buffer:
             page["nextCursor"] = ""
         if mode == "looping":
             page["nextCursor"] = "again"
+        if mode == "long_cursor" and not params.get("cursor"):
+            page["nextCursor"] = "c" * 5000
         send({"id": id_, "result": page})
-        if mode == "relist_crashes":
+        if mode in ("relist_crashes", "relist_announces"):
             send(CHANGED)
     elif method == "tools/call":
         if mode == "dies_in_call":
             sys.exit(1)
+        if mode == "call_errors":
+            code = {"invalid": -32602, "internal": -32603}.get(params["name"], 7)
+            send({"id": id_, "error": {"code": code, "message": "error of " + params["name"]}})
+            continue
         result = {"content": [{"type": "text", "text": params["name"]}]}
         if mode == "unreadable":
             result = "done"
@@ -1065,15 +1097,19 @@ async fn listing_stops_once_the_tool_cap_is_reached() {
 async fn serve_mounted() -> (McpMounts, PipeClient) {
     let config = json!({"mcpServers": {"py": {"command": python(), "args": [server_script(), "stdio"]}}});
     let (registry, mounts) = mount(config).await;
+    (mounts, serve(registry))
+}
+
+/// `registry`, served over MCP on an in-memory pipe: the client's end.
+fn serve(registry: ToolRegistry) -> PipeClient {
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(theirs);
     tokio::spawn(tool_runtime::mcp::McpServer::new(registry).serve(server_read, server_write));
     let (read, write) = tokio::io::split(ours);
-    let client = PipeClient {
+    PipeClient {
         read: tokio::io::BufReader::new(read),
         write,
-    };
-    (mounts, client)
+    }
 }
 
 /// The client's end of a pipe a server is served on, one JSON-RPC message
@@ -1196,6 +1232,169 @@ async fn a_served_registry_passes_a_change_on_to_a_subscription() {
     assert_eq!(
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "sub",
         "{changed} after {seen:?}"
+    );
+    mounts.close().await;
+}
+
+/// Over streamable HTTP an HTTP failure of one call (a 503 from a proxy, a
+/// 500 with an HTML page) is that call's own: the session stays, and a
+/// call in flight on it still gets its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_failure_of_one_call_keeps_the_session_and_the_calls_in_flight() {
+    let port = free_port();
+    let log = tempfile_path::Path::new("flaky");
+    let mut command = Command::new("python3");
+    command.arg(root().join("tests/python/mcp_odd_server.py")).args([
+        "flaky".to_owned(),
+        log.0.display().to_string(),
+        port.to_string(),
+    ]);
+    let server = HttpServer::spawn(command, port, "/mcp");
+    let (registry, mounts) = mount(json!({"mcpServers": {"odd": {"type": "http", "url": server.url()}}})).await;
+
+    let napping = registry.call("odd__nap", json!({}));
+    let failing_meanwhile = async {
+        // The nap has reached the server (a safety net of 30 s).
+        for _ in 0..600 {
+            if !log.starting("tools/call nap ").is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let unavailable = registry.call("odd__unavailable", json!({})).await;
+        let broken = registry.call("odd__broken", json!({})).await;
+        (unavailable, broken)
+    };
+    let (nap, (unavailable, broken)) = tokio::join!(napping, failing_meanwhile);
+    assert!(!nap.is_error, "the call in flight got its answer: {}", nap.text());
+    assert_eq!(nap.text(), "rested");
+    for (failed, status) in [(&unavailable, "503"), (&broken, "500")] {
+        let text = failed.text();
+        assert!(failed.is_error && text.contains(status), "{text}");
+        assert!(
+            text.contains("MCP server `odd`") && text.contains("may have run"),
+            "{text}"
+        );
+        assert!(!text.contains("reconnected") && !text.contains("refused"), "{text}");
+    }
+    let again = registry.call("odd__nap", json!({})).await;
+    assert_eq!(again.text(), "rested", "{}", again.text());
+
+    // One session throughout.
+    assert_eq!(log.starting("initialize ").len(), 1, "{:?}", log.starting(""));
+    let sessions: std::collections::BTreeSet<String> = log
+        .starting("")
+        .iter()
+        .filter(|line| !line.starts_with("initialize "))
+        .filter_map(|line| line.rsplit_once(' ').map(|(_, session)| session.to_owned()))
+        .collect();
+    assert_eq!(sessions.len(), 1, "{:?}", log.starting(""));
+    mounts.close().await;
+}
+
+/// A stdio server dies with the runtime its connection ran on, even one
+/// that ignores `SIGTERM` and outlives the end of its input: once the
+/// registry is dropped and the runtime shut down, nothing is left running.
+#[test]
+fn a_stdio_server_is_killed_when_the_runtime_shuts_down() {
+    let (config, _log) = odd_server("stubborn");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let pid = runtime.block_on(async {
+        let (registry, _mounts) = mounted(config).await;
+        let result = registry.call("odd__t", json!({})).await;
+        result.text().parse::<u64>().expect("a pid")
+    });
+    drop(runtime);
+    let gone = gone_within(pid, Duration::from_secs(10));
+    if !gone {
+        kill_pid(pid);
+    }
+    assert!(gone, "the server outlived the runtime");
+}
+
+/// A next-page cursor is bounded: one longer than 4 KiB ends the listing
+/// with a clear error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_longer_than_4_kib_ends_the_listing() {
+    let (config, log) = raw_server("long_cursor");
+    let error = mount_error(config).await;
+    assert!(error.contains("a next-page cursor longer than 4096 bytes"), "{error}");
+    assert_eq!(log.count("tools/list"), 1);
+}
+
+/// Only an error that says the server refused the call unread (invalid
+/// request, unknown method, invalid parameters) is worded as a refusal;
+/// any other (an exception inside the tool, which older SDKs send as
+/// -32603) says the tool may have run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_a_call_refused_unread_is_reported_as_refused() {
+    let (config, _log) = raw_server("call_errors");
+    let (registry, mounts) = mounted(config).await;
+    let refused = registry.call("raw__invalid", json!({})).await;
+    let text = refused.text();
+    assert!(refused.is_error, "{text}");
+    assert!(
+        text.contains("refused") && text.contains("error of invalid") && text.contains("-32602"),
+        "{text}"
+    );
+    assert!(!text.contains("may have run"), "{text}");
+    for (tool, code) in [("internal", "-32603"), ("custom", "7")] {
+        let failed = registry.call(&format!("raw__{tool}"), json!({})).await;
+        let text = failed.text();
+        assert!(failed.is_error, "{text}");
+        assert!(
+            text.contains(&format!("error of {tool}")) && text.contains(&format!("code {code}")),
+            "{text}"
+        );
+        assert!(text.contains("may have run") && !text.contains("refused"), "{text}");
+    }
+    mounts.close().await;
+}
+
+/// A server that announces a change with every `tools/list` answer is not
+/// listed back to back: at most once a second. A listing that finds the
+/// same tools leaves the registry's set as it is, and the registry's own
+/// clients are not told of a change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_announces_a_change_with_every_listing_is_listed_at_most_once_a_second() {
+    let (config, log) = raw_server("relist_announces");
+    let (registry, mounts) = mounted(config).await;
+    let mut client = serve(registry);
+    client
+        .send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        .await;
+    client
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    // Listed again (the change is not lost), but never back to back: at
+    // most one listing a second, whatever the machine's load.
+    let started = std::time::Instant::now();
+    while log.count("tools/list") < 3 && started.elapsed() < Duration::from_secs(30) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (lists, elapsed) = (log.count("tools/list"), started.elapsed().as_secs_f64());
+    assert!(lists >= 3, "{lists} listings in {elapsed:.1} s");
+    assert!(lists as f64 <= elapsed + 2.0, "{lists} listings in {elapsed:.1} s");
+    assert_eq!(mounts.servers()[0].tools, ["raw__t"]);
+
+    client.send(json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})).await;
+    let mut seen = Vec::new();
+    loop {
+        let message = client.next().await;
+        if message["id"] == 1 {
+            break;
+        }
+        seen.push(message);
+    }
+    assert!(
+        seen.iter().all(|m| m["method"] != "notifications/tools/list_changed"),
+        "the same tools, no change: {seen:?}"
     );
     mounts.close().await;
 }

@@ -14,6 +14,7 @@
 //! a block of a later revision) does not fail the listing or the call.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher as _;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
@@ -43,6 +44,15 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most pages of `tools/list` read from one server.
 const MAX_LIST_PAGES: usize = 100;
+
+/// The longest next-page cursor of `tools/list` followed; a longer one
+/// ends the listing with an error.
+const MAX_CURSOR_BYTES: usize = 4 << 10;
+
+/// The least time from the end of one listing of a server's tools to the
+/// start of the next, so that a server that announces a change while (or
+/// whenever) it is listed is not listed back to back.
+const MIN_RELIST_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The most tools mounted from one server; the first ones listed are kept.
 /// Every tool offered is sent to the model with each request.
@@ -107,8 +117,10 @@ impl McpMounts {
     ///
     /// From then on each server's set follows the server: after it sends
     /// `notifications/tools/list_changed`, its tools are listed again in the
-    /// background and the registry's listings and calls use the new set (a
-    /// tool it dropped becomes `unknown_tool`). That listing is made only
+    /// background (a second at the earliest after its last listing) and the
+    /// registry's listings and calls use the new set (a tool it dropped
+    /// becomes `unknown_tool`); a listing that finds the same tools changes
+    /// nothing. That listing is made only
     /// while the server is connected: a server that exited or dropped the
     /// connection is started or reached again by the next call of one of
     /// its tools, which has its tools listed again. A name belongs to the
@@ -193,7 +205,13 @@ async fn mount_server(
 ) -> Result<Arc<Connection>, McpError> {
     let connection = Arc::new_cyclic(|me| Connection::new(name.to_owned(), entry.clone(), config.clone(), me.clone()));
     let peer = connection.peer().await?;
-    let tools = connection.remote_tools(&peer).await?;
+    let mut listing = connection.listing.lock().await;
+    let listed = connection.list(&peer).await;
+    listing.ended = Some(tokio::time::Instant::now());
+    let listed = listed?;
+    let tools = connection.tools_of(&listed)?;
+    listing.tools = listed;
+    drop(listing);
     let (tools, problems) = ToolGroup::check(tools);
     for problem in &problems {
         tracing::warn!(server = %name, %problem, "a tool the MCP server listed is left out");
@@ -243,9 +261,9 @@ pub(crate) struct Connection {
     scheduled: AtomicBool,
     /// A connection was made before (the next one is a reconnect).
     connected: AtomicBool,
-    /// Held while the tools are listed again, so lists are replaced in
-    /// the order they were made.
-    refreshing: Mutex<()>,
+    /// The last listing; held while the tools are listed again, so lists
+    /// are replaced in the order they were made.
+    listing: Mutex<Listing>,
     /// The registry's group of its tools (weak: the group holds the
     /// connection).
     group: OnceLock<Weak<ToolGroup>>,
@@ -265,6 +283,15 @@ impl std::fmt::Debug for Connection {
             .field("entry", &self.entry)
             .finish()
     }
+}
+
+/// The last listing of a server's tools.
+#[derive(Default)]
+struct Listing {
+    /// The tools the group was made of, as the server listed them.
+    tools: Vec<Value>,
+    /// When the last listing ended (or failed).
+    ended: Option<tokio::time::Instant>,
 }
 
 /// Our side of a connection: it answers `tools/list_changed`.
@@ -298,7 +325,7 @@ impl Connection {
             changed: AtomicBool::new(false),
             scheduled: AtomicBool::new(false),
             connected: AtomicBool::new(false),
-            refreshing: Mutex::new(()),
+            listing: Mutex::new(Listing::default()),
             group: OnceLock::new(),
             version: std::sync::Mutex::default(),
             generation: AtomicU64::new(0),
@@ -338,15 +365,21 @@ impl Connection {
     }
 
     /// Lists the tools again, if a change is pending, and replaces the
-    /// group with them. On failure the group keeps its set; the next
-    /// change or reconnect tries again.
+    /// group with them when they changed. On failure the group keeps its
+    /// set; the next change or reconnect tries again.
+    ///
+    /// Not before [`MIN_RELIST_INTERVAL`] has passed since the last listing
+    /// ended: the changes announced meanwhile are seen by this listing.
     ///
     /// Only on a live connection: a server that exited or hung up is not
     /// started or reached again here (one that fails at every listing
     /// would be restarted for ever), but by the next call, whose reconnect
     /// asks for another listing.
     async fn refresh(self: Arc<Self>) {
-        let _one = self.refreshing.lock().await;
+        let mut listing = self.listing.lock().await;
+        if let Some(ended) = listing.ended {
+            tokio::time::sleep_until(ended + MIN_RELIST_INTERVAL).await;
+        }
         // From here a new change queues another listing.
         self.scheduled.store(false, Ordering::SeqCst);
         // Not mounted yet (the mount looks at the flag once it is), or the
@@ -361,35 +394,45 @@ impl Connection {
             tracing::debug!(server = %self.name, "the MCP server is not connected; its tools are listed again once a call reconnects it");
             return;
         };
-        match self.remote_tools(&peer).await {
-            Ok(tools) => {
-                let (tools, problems) = ToolGroup::check(tools);
-                for problem in &problems {
-                    tracing::warn!(server = %self.name, %problem, "a tool the MCP server listed is left out");
-                }
-                tracing::debug!(server = %self.name, tools = tools.len(), "the MCP server's tools were listed again");
-                group.replace(tools);
+        let listed = self.list(&peer).await;
+        listing.ended = Some(tokio::time::Instant::now());
+        let listed = match listed {
+            // Nothing to replace, nor to tell the registry's clients.
+            Ok(listed) if listed == listing.tools => {
+                tracing::debug!(server = %self.name, "the MCP server's tools were listed again, unchanged");
+                return;
             }
+            Ok(listed) => listed,
             Err(error) => {
                 tracing::warn!(server = %self.name, %error, "listing the MCP server's tools again failed; its previous set stays");
+                return;
             }
+        };
+        let Ok(tools) = self.tools_of(&listed) else {
+            return;
+        };
+        let (tools, problems) = ToolGroup::check(tools);
+        for problem in &problems {
+            tracing::warn!(server = %self.name, %problem, "a tool the MCP server listed is left out");
         }
+        tracing::debug!(server = %self.name, tools = tools.len(), "the MCP server's tools were listed again");
+        group.replace(tools);
+        listing.tools = listed;
     }
 
-    /// The server's tools as the registry holds them, listed on `peer`:
-    /// page by page, each tool read on its own, until the last page or
-    /// until [`MAX_SERVER_TOOLS`] are kept; within the connection's time
-    /// limit and at most [`MAX_LIST_PAGES`] pages, so that a server that
-    /// never answers, or always names a next page, cannot hold the mounting
-    /// (or a refresh) up for ever.
-    async fn remote_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Arc<dyn Tool>>, McpError> {
-        let Some(me) = self.me.upgrade() else {
-            return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
-        };
+    /// The server's tools that are mounted, as it listed them on `peer`
+    /// (`Tool`s of `tools/list`, as JSON): page by page, each tool read on
+    /// its own, until the last page or until [`MAX_SERVER_TOOLS`] are kept;
+    /// within the connection's time limit and at most [`MAX_LIST_PAGES`]
+    /// pages, so that a server that never answers, or always names a next
+    /// page, cannot hold the mounting (or a refresh) up for ever.
+    async fn list(&self, peer: &Peer<RoleClient>) -> Result<Vec<Value>, McpError> {
         let context = format!("server `{}`: tools/list", self.name);
         let all = async {
             let mut tools: Vec<Value> = Vec::new();
             let mut cursor = None;
+            // The cursors seen, by hash.
+            let hasher = std::collections::hash_map::RandomState::new();
             let mut cursors = std::collections::HashSet::new();
             for _ in 0..MAX_LIST_PAGES {
                 let params = PaginatedRequestParams::default().with_cursor(cursor);
@@ -409,10 +452,17 @@ impl Connection {
                 // An empty cursor is none (some servers send `""` on the last
                 // page); one the server sent before would list a page again.
                 let next = page.get("nextCursor").and_then(Value::as_str).filter(|c| !c.is_empty());
-                if next.is_some_and(|next| !cursors.insert(next.to_owned())) {
-                    return Err(McpError::peer(format!(
-                        "{context}: the cursor of an earlier page was sent again"
-                    )));
+                if let Some(next) = next {
+                    if next.len() > MAX_CURSOR_BYTES {
+                        return Err(McpError::peer(format!(
+                            "{context}: a next-page cursor longer than {MAX_CURSOR_BYTES} bytes"
+                        )));
+                    }
+                    if !cursors.insert(hasher.hash_one(next)) {
+                        return Err(McpError::peer(format!(
+                            "{context}: the cursor of an earlier page was sent again"
+                        )));
+                    }
                 }
                 cursor = next.map(str::to_owned);
                 let (mut unreadable, mut over) = (0, 0);
@@ -443,16 +493,24 @@ impl Connection {
             )))
         };
         let limit = self.naming.connect_timeout;
-        let kept = tokio::time::timeout(limit, all).await.unwrap_or_else(|_| {
+        tokio::time::timeout(limit, all).await.unwrap_or_else(|_| {
             Err(McpError::peer(format!(
                 "{context}: no complete answer within {} s",
                 limit.as_secs_f64()
             )))
-        })?;
+        })
+    }
+
+    /// The tools `listed` (by [`list`](Self::list)) as the registry holds
+    /// them.
+    fn tools_of(&self, listed: &[Value]) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+        let Some(me) = self.me.upgrade() else {
+            return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
+        };
         // Named together, so names made alike by clean-up stay apart.
-        let names: Vec<&str> = kept.iter().map(|info| tool_name(info).unwrap_or_default()).collect();
+        let names: Vec<&str> = listed.iter().map(|info| tool_name(info).unwrap_or_default()).collect();
         let locals = self.naming.local_names(&self.name, &names);
-        Ok(kept
+        Ok(listed
             .iter()
             .zip(locals)
             .map(|(info, local)| Arc::new(RemoteTool::new(local, info, me.clone())) as Arc<dyn Tool>)
@@ -547,7 +605,11 @@ impl Connection {
                 cwd,
             } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
+                // rmcp kills a child it drops from a task it spawns, which
+                // never runs once the runtime shuts down: the child is then
+                // killed as it is dropped. (Only the child: a process it
+                // started, as `sh -c` does, lives on until its input ends.)
+                cmd.args(args).envs(env).kill_on_drop(true);
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
@@ -675,32 +737,54 @@ impl Connection {
                 )),
                 None => output_of(&result),
             },
-            Err(ServiceError::McpError(e)) => ToolOutput::error(format!(
+            // Refused before the tool ran: the call can be corrected and made again.
+            Err(ServiceError::McpError(e)) if refused_unread(e.code.0) => ToolOutput::error(format!(
                 "The MCP server `{}` refused the call of `{tool}`: {} (code {})",
                 self.name, e.message, e.code.0
             )),
+            // Any other (older SDKs send -32603 for an exception the tool
+            // raised) may come after the tool did part of its work.
+            Err(ServiceError::McpError(e)) => ToolOutput::error(format!(
+                "The call of `{tool}` on the MCP server `{}` failed: {} (code {}). The tool may have run.",
+                self.name, e.message, e.code.0
+            )),
             Err(e) => {
-                // Only a connection found closed is replaced. One still open
+                // A connection is replaced only when it is closed, or when
+                // its server is gone or its session over. One still open
                 // belongs to a live server (one whose answer rmcp could not
-                // read, say, after the tool ran), or is the new connection
-                // another call made after the same failure: dropping it
-                // would stop a healthy server.
+                // read, say, after the tool ran; one behind a proxy that
+                // failed this request alone), which other calls may be
+                // using, or is the new connection another call made after
+                // the same failure: dropping it would stop a healthy server
+                // and lose their answers.
+                let lost = match self.entry {
+                    // A stdio server's end is the connection's, which
+                    // `drop_if_closed` sees.
+                    ServerEntry::Stdio { .. } => None,
+                    _ => lost(&e),
+                };
                 if self.drop_if_closed().await {
                     // It may have done the work before it died.
                     self.reconnected(&format!("failed during the call of `{tool}` ({e})"), true)
                         .await
-                } else if self.drop_if_unreachable(generation, &e).await {
-                    // Refused unread, or never sent: the tool did not run.
-                    if let Some(what) = unsent(&e) {
-                        self.reconnected(what, false).await
-                    } else {
-                        self.reconnected(&format!("could not be reached for the call of `{tool}` ({e})"), true)
+                } else if let Some(lost) = lost {
+                    self.drop_connection(generation).await;
+                    match lost {
+                        // Refused unread, or never sent: the tool did not run.
+                        Lost::Unsent(what) => self.reconnected(what, false).await,
+                        Lost::Broken => {
+                            self.reconnected(
+                                &format!("dropped the connection during the call of `{tool}` ({e})"),
+                                true,
+                            )
                             .await
+                        }
                     }
                 } else {
                     ToolOutput::error(format!(
-                        "The call of `{tool}` on the MCP server `{}` failed: {e}. The tool may have run.",
-                        self.name
+                        "The call of `{tool}` on the MCP server `{}` failed: {}. The tool may have run.",
+                        self.name,
+                        crate::text::clip_at(&e.to_string(), super::MAX_ERROR_CHARS)
                     ))
                 }
             }
@@ -718,24 +802,15 @@ impl Connection {
         closed
     }
 
-    /// Drops connection number `generation` after a call on it failed in
-    /// its transport: over HTTP a connection stays open when its server is
-    /// gone (each request is an exchange of its own), so a request that
-    /// could not be sent, or a session the server no longer knows, is how
-    /// a server that exited or restarted shows. Not over stdio, whose end
-    /// [`drop_if_closed`](Self::drop_if_closed) sees, nor when another call
-    /// has replaced the connection already; whether it was dropped.
-    async fn drop_if_unreachable(&self, generation: u64, error: &ServiceError) -> bool {
-        let transport_failed = matches!(error, ServiceError::TransportSend(_) | ServiceError::TransportClosed);
-        if matches!(self.entry, ServerEntry::Stdio { .. }) || !transport_failed {
-            return false;
-        }
+    /// Drops connection number `generation`, whose server a call found gone
+    /// (over HTTP a connection stays open when its server is gone, each
+    /// request being an exchange of its own), unless another call has
+    /// replaced it already.
+    async fn drop_connection(&self, generation: u64) {
         let mut client = self.client.lock().await;
-        if client.is_none() || self.generation.load(Ordering::SeqCst) != generation {
-            return false;
+        if self.generation.load(Ordering::SeqCst) == generation {
+            client.take();
         }
-        client.take();
-        true
     }
 
     /// The error result of a call that found the server gone, after one
@@ -825,27 +900,72 @@ fn header(name: &str, key: &str, value: &str) -> Result<(axum::http::HeaderName,
     Ok((parsed_key, parsed_value))
 }
 
-/// Why a call over streamable HTTP never reached the tool, when it did
-/// not: the server no longer knew its session (it answered 404: it
-/// restarted, or let the session expire), which it refuses before reading
-/// the request, or no connection could be made, so nothing was sent.
-fn unsent(error: &ServiceError) -> Option<&'static str> {
+/// Whether a JSON-RPC error of code `code`, answering `tools/call`, says
+/// that the server refused the call before the tool ran: an invalid
+/// request, an unknown method, invalid parameters (an unknown tool, in
+/// most SDKs), an unknown resource.
+fn refused_unread(code: i32) -> bool {
+    matches!(code, -32600 | -32601 | -32602 | -32002)
+}
+
+/// How a call over HTTP found its server gone, or its session over.
+#[derive(Debug, PartialEq)]
+enum Lost {
+    /// Nothing reached the tool, as the text says: the server no longer
+    /// knew the session, or no connection could be made.
+    Unsent(&'static str),
+    /// The connection broke (it was reset, or closed before the answer), or
+    /// the session's transport ended, once the call was sent.
+    Broken,
+}
+
+/// How `error`, the failure of one call over HTTP, says that the server is
+/// gone or the session over, when it does; the connection is then
+/// replaced. Any other failure is the call's own (a status of 429 or 5xx
+/// from the server or a proxy before it, a 500 with an HTML page, an
+/// answer that cannot be read): rmcp keeps the session, and so do we.
+fn lost(error: &ServiceError) -> Option<Lost> {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
     let ServiceError::TransportSend(sent) = error else {
         return None;
     };
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&*sent.error);
     while let Some(error) = cause {
-        match error.downcast_ref::<StreamableHttpError<mcp_reqwest::Error>>() {
-            Some(StreamableHttpError::SessionExpired) => {
-                return Some("no longer knew the session of the last call (it restarted, or let the session expire)");
-            }
-            Some(StreamableHttpError::Client(e)) if e.is_connect() => {
-                return Some("could not be reached (no connection could be made, so the call was not sent)");
-            }
-            _ => {}
-        }
         cause = error.source();
+        if let Some(failure) = error.downcast_ref::<StreamableHttpError<mcp_reqwest::Error>>() {
+            match failure {
+                // The server answered 404 to the session (it restarted, or
+                // let the session expire), before reading the request.
+                StreamableHttpError::SessionExpired => {
+                    return Some(Lost::Unsent(
+                        "no longer knew the session of the last call (it restarted, or let the session expire)",
+                    ));
+                }
+                // The session's worker has ended.
+                StreamableHttpError::TransportChannelClosed => return Some(Lost::Broken),
+                // rmcp gives the client's error as no source.
+                StreamableHttpError::Client(e) => cause = Some(e),
+                _ => {}
+            }
+        } else if let Some(e) = error.downcast_ref::<mcp_reqwest::Error>() {
+            if e.is_connect() {
+                return Some(Lost::Unsent(
+                    "could not be reached (no connection could be made, so the call was not sent)",
+                ));
+            }
+        } else if let Some(e) = error.downcast_ref::<hyper::Error>() {
+            if e.is_incomplete_message() {
+                return Some(Lost::Broken);
+            }
+        } else if let Some(e) = error.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe
+            ) {
+                return Some(Lost::Broken);
+            }
+        }
     }
     None
 }
@@ -1125,6 +1245,60 @@ mod tests {
             .unwrap();
         assert_eq!(head[..2], [0x16, 0x03], "a TLS handshake record, not {head:?}");
         assert!(registry.is_empty());
+    }
+
+    /// A call's transport failure over HTTP, as rmcp reports it.
+    fn failed_send(error: impl std::error::Error + Send + Sync + 'static) -> ServiceError {
+        ServiceError::TransportSend(rmcp::transport::DynamicTransportError::from_parts(
+            "test",
+            std::any::TypeId::of::<()>(),
+            Box::new(error),
+        ))
+    }
+
+    /// Only a failure that says the server is gone or the session over
+    /// replaces the connection; an HTTP failure of the call alone keeps it.
+    #[test]
+    fn only_a_server_gone_or_a_session_over_loses_the_connection() {
+        use rmcp::transport::streamable_http_client::{HttpStatusError, StreamableHttpError};
+        type HttpError = StreamableHttpError<mcp_reqwest::Error>;
+        let kept = [
+            failed_send(HttpError::HttpStatus(HttpStatusError::new(503, Some("1".into())))),
+            failed_send(HttpError::HttpStatus(HttpStatusError::new(429, None))),
+            failed_send(HttpError::UnexpectedServerResponse(
+                "HTTP 500 Internal Server Error: <html>".into(),
+            )),
+            failed_send(HttpError::UnexpectedContentType(Some("text/html".into()))),
+            failed_send(std::io::Error::other("timed out")),
+            ServiceError::TransportClosed,
+            ServiceError::UnexpectedResponse,
+        ];
+        for error in &kept {
+            assert_eq!(lost(error), None, "{error}");
+        }
+        assert!(matches!(
+            lost(&failed_send(HttpError::SessionExpired)),
+            Some(Lost::Unsent(what)) if what.contains("session")
+        ));
+        assert_eq!(
+            lost(&failed_send(HttpError::TransportChannelClosed)),
+            Some(Lost::Broken)
+        );
+        // Found through the sources of the error too.
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert_eq!(lost(&failed_send(HttpError::Io(reset))), Some(Lost::Broken));
+        let reset = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        assert_eq!(lost(&failed_send(McpError::io(reset))), Some(Lost::Broken));
+    }
+
+    #[test]
+    fn only_errors_of_a_call_refused_unread_are_refusals() {
+        for code in [-32600, -32601, -32602, -32002] {
+            assert!(refused_unread(code), "{code}");
+        }
+        for code in [-32603, -32000, -32700, 0, 1] {
+            assert!(!refused_unread(code), "{code}");
+        }
     }
 
     /// A remote tool of `input_schema`, whose server is never reached.
