@@ -470,7 +470,7 @@ pub(crate) fn carry(content: &crate::Content) -> Carried<'_> {
             Carried::Image { data, mime_type }
         }
         Content::Image { mime_type, .. } => {
-            Carried::Note(format!("[an image ({mime_type}) that this format cannot show]"))
+            Carried::Note(format!("[an image ({}) that this format cannot show]", clip(mime_type)))
         }
         Content::Document { data, mime_type, title } if mime_type == "application/pdf" => Carried::Pdf {
             data,
@@ -481,11 +481,13 @@ pub(crate) fn carry(content: &crate::Content) -> Carried<'_> {
                 text,
                 title: title.as_deref(),
             },
-            None => Carried::Note(format!("[a {mime_type} document that is not valid UTF-8 text]")),
+            None => Carried::Note(format!("[a {} document that is not valid UTF-8 text]", clip(mime_type))),
         },
+        // What a server named its document is quoted cut, as any name.
         Content::Document { mime_type, title, .. } => Carried::Note(format!(
-            "[a document{} ({mime_type}) that this format cannot show]",
-            title.as_ref().map(|t| format!(" \"{t}\"")).unwrap_or_default()
+            "[a document{} ({}) that this format cannot show]",
+            title.as_ref().map(|t| format!(" \"{}\"", clip(t))).unwrap_or_default(),
+            clip(mime_type)
         )),
     }
 }
@@ -534,6 +536,28 @@ mod tests {
 
     fn result(id: &str) -> ToolResult {
         ToolResult::failure("t", Some(id.to_owned()), Outcome::ToolFailed, String::new())
+    }
+
+    #[test]
+    fn a_note_quotes_a_document_s_title_and_type_cut() {
+        let long = "x".repeat(100_000);
+        let document = crate::Content::Document {
+            data: String::new(),
+            mime_type: format!("application/{long}"),
+            title: Some(long.clone()),
+        };
+        let Carried::Note(note) = carry(&document) else {
+            panic!("a document of an unknown type is a note")
+        };
+        assert!(note.len() < 400, "{} bytes", note.len());
+        let image = crate::Content::Image {
+            data: String::new(),
+            mime_type: format!("image/{long}"),
+        };
+        let Carried::Note(note) = carry(&image) else {
+            panic!("an image of an unknown type is a note")
+        };
+        assert!(note.len() < 400, "{} bytes", note.len());
     }
 
     #[test]
