@@ -844,3 +844,152 @@ async fn a_streamed_choice_of_another_index_is_not_the_answer() {
     assert_eq!(*started.lock().unwrap(), 0, "the other choice's call never ran");
     assert_transcript_valid(&outcome.transcript);
 }
+
+/// The reasoning DeepSeek and Kimi return (`reasoning_content`) and the
+/// `extra_content` Gemini puts on a call (its thought signature) go back
+/// with the assistant message of the next request, which those servers
+/// refuse without them; streamed, the reasoning is shown as thinking. A
+/// transcript saved and read back keeps them, and a run that continues it
+/// sends them again.
+#[tokio::test]
+async fn reasoning_and_a_call_s_extra_content_go_back_on_the_next_turn() {
+    use tool_runtime::model::Message;
+    let reasoning = "2 and 3: add them.";
+    let signature = json!({"google": {"thought_signature": "c2lnLWE="}});
+    let args = "{\"a\": 2, \"b\": 3}";
+    let mut whole = openai_completion(None, &[("call_a", "add", args)], "tool_calls");
+    whole["choices"][0]["message"]["reasoning_content"] = json!(reasoning);
+    whole["choices"][0]["message"]["tool_calls"][0]["extra_content"] = signature.clone();
+    let streamed = Reply::sse(vec![
+        (
+            None,
+            chunk(
+                json!({"role": "assistant", "content": null, "reasoning_content": "2 and 3: "}),
+                json!(null),
+            ),
+        ),
+        (None, chunk(json!({"reasoning_content": "add them."}), json!(null))),
+        (
+            None,
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                    "function": {"name": "add", "arguments": ""}, "extra_content": signature}]}),
+                json!(null),
+            ),
+        ),
+        (
+            None,
+            chunk(
+                json!({"tool_calls": [{"index": 0, "function": {"arguments": args}}]}),
+                json!(null),
+            ),
+        ),
+        (None, chunk(json!({}), json!("tool_calls"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    // The assistant message of a request, checked to carry both.
+    let assert_sent_back = |request: &serde_json::Value, what: &str| {
+        let messages = request["messages"].as_array().unwrap();
+        let assistant = &messages[2];
+        assert_eq!(assistant["role"], "assistant", "{what}");
+        assert_eq!(assistant["reasoning_content"], reasoning, "{what}: {assistant}");
+        assert_eq!(assistant["tool_calls"][0]["id"], "call_a", "{what}");
+        assert_eq!(
+            assistant["tool_calls"][0]["extra_content"], signature,
+            "{what}: {assistant}"
+        );
+        assert_eq!(assistant["tool_calls"][0]["function"]["arguments"], args, "{what}");
+        assert!(
+            messages
+                .iter()
+                .filter(|m| m["role"] != "assistant")
+                .all(|m| m.get("reasoning_content").is_none()),
+            "{what}: only on the assistant message"
+        );
+    };
+    let answer = |text: &str, stream: bool| {
+        if stream {
+            openai_stream(Some(text), &[], "stop")
+        } else {
+            Reply::ok(openai_completion(Some(text), &[], "stop"))
+        }
+    };
+    for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
+        let server = Server::start(vec![reply, answer("5.", stream)], false).await;
+        let thought = Arc::new(Mutex::new(String::new()));
+        let seen = thought.clone();
+        let outcome = Agent::new(client(&server, stream), registry())
+            .on_event(move |event| {
+                if let AgentEvent::Thinking(text) = event {
+                    seen.lock().unwrap().push_str(text);
+                }
+            })
+            .run("Add 2 and 3.")
+            .await;
+        assert_eq!(
+            outcome.stop,
+            StopReason::EndTurn,
+            "stream {stream}: {:?}",
+            outcome.error
+        );
+        assert_transcript_valid(&outcome.transcript);
+        assert_openai_requests(&server, "sk-test");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        assert_sent_back(&requests[1].body, &format!("stream {stream}"));
+        if stream {
+            assert_eq!(*thought.lock().unwrap(), reasoning);
+        }
+
+        let saved = serde_json::to_string(&outcome.transcript).unwrap();
+        let mut transcript: Vec<Message> = serde_json::from_str(&saved).unwrap();
+        assert_eq!(transcript, outcome.transcript, "stream {stream}: {saved}");
+        transcript.push(Message::user("And 4 and 4?"));
+        let server = Server::start(vec![answer("8.", stream)], false).await;
+        let outcome = Agent::new(client(&server, stream), registry())
+            .run_cancellable(transcript, &tool_runtime::Cancellation::new())
+            .await;
+        assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+        assert_sent_back(&server.requests()[0].body, &format!("stream {stream}, read back"));
+    }
+}
+
+/// A stream cut off after a call started keeps the call in the transcript
+/// with the reasoning before it and the call's `extra_content`, so the
+/// conversation passed back is one the server takes.
+#[tokio::test]
+async fn a_stream_cut_after_a_call_started_keeps_its_reasoning() {
+    let signature = json!({"google": {"thought_signature": "c2lnLWE="}});
+    let opener = |index: u64, id: &str, args: &str| {
+        let mut call = json!({"index": index, "id": id, "type": "function",
+            "function": {"name": "add", "arguments": args}});
+        if index == 0 {
+            call["extra_content"] = signature.clone();
+        }
+        Piece::Bytes(sse_event(None, &chunk(json!({"tool_calls": [call]}), json!(null))))
+    };
+    let reasoning = chunk(
+        json!({"role": "assistant", "content": null, "reasoning_content": "Add twice."}),
+        json!(null),
+    );
+    let server = Server::start(
+        vec![Reply::StreamCut(vec![
+            Piece::Bytes(sse_event(None, &reasoning)),
+            opener(0, "call_a", "{\"a\": 2, \"b\": 3}"),
+            // Opens the second call, so the first is complete and starts.
+            opener(1, "call_b", "{\"a\": 4,"),
+        ])],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true).retry(RetryPolicy::none()), registry())
+        .run("Add")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError);
+    assert_transcript_valid(&outcome.transcript);
+    assert_eq!(outcome.transcript.len(), 3, "{:?}", outcome.transcript);
+    let sent = tool_runtime::model::openai::messages_json(&outcome.transcript[1]);
+    assert_eq!(sent[0]["reasoning_content"], "Add twice.", "{sent:?}");
+    assert_eq!(sent[0]["tool_calls"][0]["id"], "call_a");
+    assert_eq!(sent[0]["tool_calls"][0]["extra_content"], signature);
+}

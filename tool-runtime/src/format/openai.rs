@@ -7,9 +7,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI, expressible, strict_schema, within_openai_limits};
-use super::{
-    Carried, FormatError, call_id_and_name, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only,
-};
+use super::{Carried, FormatError, call_id_and_name, carry, check_call_ids, result_ids, text_only};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -56,11 +54,12 @@ pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value
 }
 
 /// The `tool_calls` of a Chat Completions assistant message (the message,
-/// or a whole completion whose first choice holds it), in order. A message
-/// without `tool_calls` (or with `null`) has none; a `tool_calls` that is
-/// not a list, a call in the deprecated `function_call` form, or a message
-/// that is no object at all, is an error, never read as no calls. So is a
-/// completion whose first choice has no message (a streamed chunk's
+/// or a whole completion whose answer holds it: the choice of `index` 0,
+/// or the first when none has an index), in order. A message without
+/// `tool_calls` (or with `null`) has none; a `tool_calls` that is not a
+/// list, a call in the deprecated `function_call` form, or a message that
+/// is no object at all, is an error, never read as no calls. So is a
+/// completion whose answer's choice has no message (a streamed chunk's
 /// `delta`, say), and one whose other choices hold calls too (pass the
 /// message of the choice to answer).
 pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
@@ -89,15 +88,28 @@ pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     Ok(calls)
 }
 
-/// The message of a completion's first choice, which must be an object;
-/// calls in any other choice would be left unread, so they are an error.
+/// The place in a completion's (or a streamed chunk's) `choices` of the
+/// answer's choice: the first whose `index` is 0, or that has none (some
+/// servers leave it out), wherever the list puts it. `None` when no choice
+/// is the answer's (a chunk of another choice, streamed alone).
+pub(crate) fn first_choice(choices: &[Value]) -> Option<usize> {
+    choices.iter().position(|choice| match choice.get("index") {
+        None | Some(Value::Null) => true,
+        Some(index) => index.as_u64() == Some(0),
+    })
+}
+
+/// The message of a completion's answer's choice ([`first_choice`]), which
+/// must be an object; calls in any other choice would be left unread, so
+/// they are an error.
 fn first_choice_message(choices: &Value) -> Result<&Value, FormatError> {
     let Some(choices) = choices.as_array() else {
         return Err(FormatError::malformed("the completion's choices is not a list"));
     };
-    let Some(message @ Value::Object(_)) = choices.first().and_then(|choice| choice.get("message")) else {
+    let at = first_choice(choices);
+    let Some(message @ Value::Object(_)) = at.and_then(|at| choices[at].get("message")) else {
         return Err(FormatError::malformed(
-            "the completion's first choice has no message object (a streamed chunk's `delta` is no message)",
+            "the completion's first choice (index 0) has no message object (a streamed chunk's `delta` is no message)",
         ));
     };
     let holds_calls = |choice: &Value| {
@@ -107,7 +119,18 @@ fn first_choice_message(choices: &Value) -> Result<&Value, FormatError> {
             !(calls.is_null() || calls.as_array().is_some_and(Vec::is_empty)) || !part["function_call"].is_null()
         })
     };
-    check_only_first_has_calls(choices, holds_calls, ["completion", "choices", "message of the choice"])?;
+    let others = choices
+        .iter()
+        .enumerate()
+        .filter(|&(i, choice)| Some(i) != at && holds_calls(choice))
+        .count();
+    if others > 0 {
+        return Err(FormatError::malformed(format!(
+            "the completion has {} choices, {others} of them besides the first (index 0) with calls; \
+             pass the message of the choice to answer",
+            choices.len()
+        )));
+    }
     Ok(message)
 }
 
@@ -296,6 +319,30 @@ mod tests {
         // Other choices without calls are no loss.
         let one = json!({"choices": [{"message": message}, {"message": {"role": "assistant", "content": "hi", "tool_calls": []}}]});
         assert_eq!(chat_tool_calls(&one).unwrap().len(), 1);
+    }
+
+    /// The answer is the choice of `index` 0 wherever the list puts it, as
+    /// in a stream; a list without indices is read in its order.
+    #[test]
+    fn the_answer_is_the_choice_of_index_0_wherever_it_is() {
+        let call = json!({"id": "call_1", "type": "function", "function": {"name": "a", "arguments": "{}"}});
+        let calls = json!({"role": "assistant", "tool_calls": [call]});
+        let text = json!({"role": "assistant", "content": "hi"});
+        let completion = json!({"choices": [{"index": 1, "message": text}, {"index": 0, "message": calls}]});
+        let read = chat_tool_calls(&completion).unwrap();
+        assert_eq!(read[0].id.as_deref(), Some("call_1"));
+        let choices = completion["choices"].as_array().unwrap();
+        assert_eq!(first_choice(choices), Some(1));
+        // Calls in the other choice, wherever it is, would be lost.
+        let lost = json!({"choices": [{"index": 1, "message": calls}, {"index": 0, "message": text}]});
+        let error = chat_tool_calls(&lost).unwrap_err();
+        assert_eq!(error.kind(), super::super::FormatErrorKind::Malformed, "{error}");
+        assert_eq!(
+            first_choice(&[json!({"message": text}), json!({"message": calls})]),
+            Some(0)
+        );
+        assert_eq!(first_choice(&[json!({"index": 2})]), None);
+        assert!(chat_tool_calls(&json!({"choices": [{"index": 1, "message": calls}]})).is_err());
     }
 
     #[test]

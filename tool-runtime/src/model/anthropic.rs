@@ -317,7 +317,14 @@ pub fn message_json(message: &Message) -> Value {
         Role::User => "user",
         Role::Assistant => "assistant",
     };
-    let content: Vec<Value> = message.content.iter().map(block_json).collect();
+    // Reasoning from an OpenAI-compatible server has no signature, which
+    // this API refuses: it is left out.
+    let content: Vec<Value> = message
+        .content
+        .iter()
+        .filter(|block| block.unsigned_thinking().is_none())
+        .map(block_json)
+        .collect();
     json!({"role": role, "content": content})
 }
 

@@ -18,6 +18,7 @@ use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
 };
+use crate::format::openai::first_choice;
 use crate::format::{Format, check_call_id};
 use crate::sse::SseEvent;
 use crate::text::clip;
@@ -287,23 +288,25 @@ impl Model for OpenAi {
 /// message's text blocks are sent as one text (what every compatible server
 /// takes): a user's a blank line apart, an assistant's where a call or
 /// thinking keeps them apart.
+///
+/// What a server returned beside the answer goes back with it: an
+/// assistant's reasoning (its thinking blocks without a signature) as
+/// `reasoning_content`, which DeepSeek and Kimi require after a turn of
+/// tool calls and other servers ignore, and each call's
+/// [`extra`](ToolUse::extra) fields (Gemini's `extra_content`) on that
+/// call. Anthropic's signed thinking is not sent.
 pub fn messages_json(message: &Message) -> Vec<Value> {
     match message.role {
         Role::Assistant => {
             let text = joined_text(message);
-            let calls: Vec<Value> = message
-                .tool_uses()
-                .map(|call| {
-                    json!({
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments_text()},
-                    })
-                })
-                .collect();
+            let calls: Vec<Value> = message.tool_uses().map(tool_call_json).collect();
             let mut out = json!({"role": "assistant", "content": if text.is_empty() && !calls.is_empty() { Value::Null } else { json!(text) }});
             if !calls.is_empty() {
                 out["tool_calls"] = Value::Array(calls);
+            }
+            let reasoning: String = message.content.iter().filter_map(Block::unsigned_thinking).collect();
+            if !reasoning.is_empty() {
+                out["reasoning_content"] = Value::String(reasoning);
             }
             vec![out]
         }
@@ -318,6 +321,72 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
             }
             out
         }
+    }
+}
+
+/// A call as an assistant message's `tool_calls` entry, with the fields
+/// kept from the server's call (its [`extra`](ToolUse::extra)) beside the
+/// ones this client writes, which they never replace.
+fn tool_call_json(call: &ToolUse) -> Value {
+    let mut out = Map::new();
+    out.insert("id".into(), json!(call.id));
+    out.insert("type".into(), json!("function"));
+    out.insert(
+        "function".into(),
+        json!({"name": call.name, "arguments": call.arguments_text()}),
+    );
+    if let Some(Value::Object(extra)) = &call.extra {
+        for (key, value) in extra {
+            out.entry(key.as_str()).or_insert_with(|| value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// The fields of a server's tool call (whole, or a streamed delta of it)
+/// that must go back with the call, which this client keeps: Gemini's
+/// `extra_content`, which holds the call's thought signature. Any other
+/// field is left, so no server is sent what another added.
+const KEPT_CALL_FIELDS: &[&str] = &["extra_content"];
+
+/// Copies the [`KEPT_CALL_FIELDS`] of a server's `call` into `extra`, a
+/// later value of a field replacing an earlier one.
+fn keep_call_fields(call: &Value, extra: &mut Map<String, Value>) {
+    for field in KEPT_CALL_FIELDS {
+        if let Some(value) = call.get(*field).filter(|v| !v.is_null()) {
+            extra.insert((*field).to_owned(), value.clone());
+        }
+    }
+}
+
+/// A call read from the server, with the fields it keeps.
+fn read_call(
+    id: impl Into<String>,
+    name: impl Into<String>,
+    arguments: impl Into<String>,
+    extra: &Map<String, Value>,
+) -> ToolUse {
+    let mut call = ToolUse::from_text(id, name, arguments);
+    call.extra = (!extra.is_empty()).then(|| Value::Object(extra.clone()));
+    call
+}
+
+/// The reasoning text of a message or a delta: `reasoning_content`
+/// (DeepSeek, Kimi, llama.cpp) or, when that is absent, `reasoning` (vLLM,
+/// OpenRouter), when it is a string; empty when neither is.
+fn reasoning_text(message: &Value) -> &str {
+    ["reasoning_content", "reasoning"]
+        .iter()
+        .find_map(|key| message[*key].as_str().filter(|text| !text.is_empty()))
+        .unwrap_or_default()
+}
+
+/// Reasoning as a transcript block: a thinking block without a signature,
+/// first in the message.
+fn reasoning_block(text: String) -> Block {
+    Block::Thinking {
+        thinking: text,
+        signature: String::new(),
     }
 }
 
@@ -349,9 +418,9 @@ fn joined_text(message: &Message) -> String {
 /// The text of a message's or a delta's `content`: a string, `null`
 /// (none), or a list of parts (Mistral's reasoning models send a
 /// `thinking` part, then `text`), whose `text` parts' texts are joined as
-/// they are. Thinking is not the answer, and this client shows no
-/// reasoning, so a `thinking` part is skipped, as is a part of a kind not
-/// known. A `content` of any other kind, or a part that is no object or a
+/// they are. Thinking is not the answer, and this client reads reasoning
+/// from its own field only ([`reasoning_text`]), so a `thinking` part is
+/// skipped, as is a part of a kind not known. A `content` of any other kind, or a part that is no object or a
 /// `text` part without its text, is malformed: never an answer dropped.
 fn content_text(content: &Value) -> Result<String, ModelError> {
     match content {
@@ -416,26 +485,41 @@ fn usage(value: &Value) -> Usage {
 
 /// A whole (non-streamed) completion.
 pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
-    let Some(choice) = body.pointer("/choices/0") else {
+    let choices = match &body["choices"] {
+        Value::Array(choices) => choices.as_slice(),
+        _ => &[],
+    };
+    // The answer's choice, the one the core parser reads the calls of.
+    let Some(choice) = first_choice(choices).map(|at| &choices[at]) else {
         return Err(malformed("the completion has no choices"));
     };
     let message = &choice["message"];
     let mut content = Vec::new();
+    let reasoning = reasoning_text(message);
+    if !reasoning.is_empty() {
+        content.push(reasoning_block(reasoning.to_owned()));
+    }
     let text = content_text(&message["content"])?;
     if !text.is_empty() {
         content.push(Block::Text { text });
     }
     // The core parser checks the calls (a list, ids present and distinct,
-    // none in a later choice), given the whole completion.
-    for call in crate::format::openai::chat_tool_calls(body).map_err(|e| malformed(e.to_string()))? {
+    // none in another choice), given the whole completion; they are the
+    // message's `tool_calls`, in order.
+    let calls = crate::format::openai::chat_tool_calls(body).map_err(|e| malformed(e.to_string()))?;
+    let sent = message["tool_calls"].as_array().map(Vec::as_slice).unwrap_or_default();
+    for (call, sent) in calls.into_iter().zip(sent) {
         let text = match call.arguments {
             crate::CallArguments::Text(text) => text,
             crate::CallArguments::Json(value) => value.to_string(),
         };
-        content.push(Block::ToolUse(ToolUse::from_text(
+        let mut extra = Map::new();
+        keep_call_fields(sent, &mut extra);
+        content.push(Block::ToolUse(read_call(
             call.id.unwrap_or_default(),
             call.name,
             text,
+            &extra,
         )));
     }
     if message.get("tool_calls").is_some_and(|c| !c.is_null() && !c.is_array()) {
@@ -462,12 +546,20 @@ struct PartialCall {
     /// The length of `arguments` when they were last found not whole: they
     /// are parsed again only once more has come.
     not_whole_at: Option<usize>,
+    /// The fields kept to send back with the call (`KEPT_CALL_FIELDS`).
+    extra: Map<String, Value>,
 }
 
 /// A streamed completion being put together from its chunks. A tool call is
 /// complete when a later one starts or the choice finishes.
 #[derive(Debug, Default)]
 struct StreamState {
+    /// The reasoning, streamed in `delta.reasoning_content` (or
+    /// `delta.reasoning`).
+    reasoning: String,
+    /// Whether the reasoning was reported complete (`ThinkingDone`), as it
+    /// is before the first call reported.
+    reasoning_reported: bool,
     text: String,
     /// A refusal's text, streamed in `delta.refusal`.
     refusal: String,
@@ -534,7 +626,7 @@ impl StreamState {
             Value::Array(choices) => choices.as_slice(),
             _ => &[],
         };
-        let first = choices.iter().position(is_first_choice);
+        let first = first_choice(choices);
         let holds_calls = |choice: &Value| {
             ["delta", "message"]
                 .iter()
@@ -561,6 +653,11 @@ impl StreamState {
         // As the whole-response parser: a call of the deprecated form is an
         // error, never lost.
         crate::format::openai::check_no_function_call(delta).map_err(|e| malformed(e.to_string()))?;
+        let reasoning = reasoning_text(delta);
+        if !reasoning.is_empty() {
+            self.reasoning.push_str(reasoning);
+            events(StreamEvent::Thinking(reasoning.to_owned()));
+        }
         let text = content_text(&delta["content"])?;
         if !text.is_empty() {
             self.text.push_str(&text);
@@ -606,6 +703,7 @@ impl StreamState {
                     Some(whole @ Value::Object(_)) => partial.arguments = whole.to_string(),
                     _ => {}
                 }
+                keep_call_fields(call, &mut partial.extra);
             }
         }
         if let Some(reason) = choice["finish_reason"].as_str().filter(|r| !is_no_reason(r)) {
@@ -671,10 +769,17 @@ impl StreamState {
             check_call_id(&call.id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
             self.reported += 1;
             if !interrupted {
-                events(StreamEvent::ToolUse(ToolUse::from_text(
+                // The reasoning came before the call: kept with it should
+                // the turn end before its message is whole.
+                if !self.reasoning_reported && !self.reasoning.is_empty() {
+                    self.reasoning_reported = true;
+                    events(StreamEvent::ThinkingDone(reasoning_block(self.reasoning.clone())));
+                }
+                events(StreamEvent::ToolUse(read_call(
                     &call.id,
                     &call.name,
                     &call.arguments,
+                    &call.extra,
                 )));
             }
         }
@@ -693,12 +798,20 @@ impl StreamState {
         }
         self.report(events, Reported::All)?;
         let mut content = Vec::new();
+        if !self.reasoning.is_empty() {
+            content.push(reasoning_block(self.reasoning));
+        }
         if !self.text.is_empty() {
             content.push(Block::Text { text: self.text });
         }
         // Every call was reported, so their ids are known to differ.
         for call in self.calls {
-            content.push(Block::ToolUse(ToolUse::from_text(call.id, call.name, call.arguments)));
+            content.push(Block::ToolUse(read_call(
+                call.id,
+                call.name,
+                call.arguments,
+                &call.extra,
+            )));
         }
         let mut stop = self.stop.unwrap_or(ModelStop::EndTurn);
         // As in a whole response: the refusal is the stop reason, its text
@@ -711,15 +824,6 @@ impl StreamState {
         response.usage = self.usage;
         response.id = self.id;
         Ok(response)
-    }
-}
-
-/// Whether a streamed `choice` is the first, the answer's: its `index` is
-/// 0, or it has none (some servers leave it out).
-fn is_first_choice(choice: &Value) -> bool {
-    match choice.get("index") {
-        None | Some(Value::Null) => true,
-        Some(index) => index.as_u64() == Some(0),
     }
 }
 
@@ -1059,6 +1163,91 @@ mod tests {
             .request_body(&ModelRequest::new(&[], &[]));
         assert_eq!(body["max_completion_tokens"], 100);
         assert!(body.get("max_tokens").is_none());
+    }
+
+    /// Streamed reasoning is shown as thinking, reported complete before
+    /// the first call (kept with it should the turn fail), and opens the
+    /// message; a call's `extra_content` is kept on it; both go back.
+    #[test]
+    fn streamed_reasoning_and_a_call_s_extra_content_go_back() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let signature = json!({"google": {"thought_signature": "c2ln"}});
+        let (events, response) = run(&[
+            delta(json!({"role": "assistant", "content": null, "reasoning_content": "Add "})),
+            // Servers that send both fields send the same text in each.
+            delta(json!({"reasoning_content": "them.", "reasoning": "them."})),
+            delta(json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                "function": {"name": "add", "arguments": "{}"}, "extra_content": signature}]})),
+            delta(json!({"tool_calls": [{"index": 1, "id": "c2", "type": "function",
+                "function": {"name": "add", "arguments": "{}"}}]})),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+        ]);
+        let reasoning = reasoning_block("Add them.".into());
+        let mut first = ToolUse::from_text("c1", "add", "{}");
+        first.extra = Some(json!({"extra_content": signature}));
+        let second = ToolUse::from_text("c2", "add", "{}");
+        assert_eq!(
+            events,
+            [
+                StreamEvent::Thinking("Add ".into()),
+                StreamEvent::Thinking("them.".into()),
+                StreamEvent::ThinkingDone(reasoning.clone()),
+                StreamEvent::ToolUse(first.clone()),
+                StreamEvent::ToolUse(second.clone()),
+            ]
+        );
+        let content = response.unwrap().content;
+        assert_eq!(content, [reasoning, Block::ToolUse(first), Block::ToolUse(second)]);
+        let sent = messages_json(&Message::new(Role::Assistant, content));
+        assert_eq!(sent[0]["reasoning_content"], "Add them.");
+        assert_eq!(sent[0]["tool_calls"][0]["extra_content"], signature);
+        assert!(sent[0]["tool_calls"][1].get("extra_content").is_none());
+
+        let (events, response) = run(&[
+            delta(json!({"role": "assistant", "reasoning": "Just say hi.", "reasoning_content": null})),
+            delta(json!({"content": "Hi."})),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        ]);
+        assert_eq!(events[0], StreamEvent::Thinking("Just say hi.".into()));
+        assert_eq!(response.unwrap().content[0], reasoning_block("Just say hi.".into()));
+    }
+
+    /// Reasoning goes back on an assistant message only, and only as it
+    /// came: Anthropic's signed thinking is not sent, and a call's kept
+    /// fields never replace the ones this client writes.
+    #[test]
+    fn only_unsigned_thinking_goes_back_and_kept_fields_replace_nothing() {
+        let mut call = ToolUse::from_text("c1", "add", "{}");
+        call.extra = Some(json!({"id": "other", "extra_content": {"k": 1}}));
+        let signed = Block::Thinking {
+            thinking: "Claude's.".into(),
+            signature: "sig-1".into(),
+        };
+        let sent = messages_json(&Message::new(Role::Assistant, vec![signed, Block::ToolUse(call)]));
+        assert!(sent[0].get("reasoning_content").is_none(), "{sent:?}");
+        assert_eq!(sent[0]["tool_calls"][0]["id"], "c1");
+        assert_eq!(sent[0]["tool_calls"][0]["extra_content"], json!({"k": 1}));
+        let user = Message::new(Role::User, vec![reasoning_block("Mine.".into())]);
+        assert_eq!(messages_json(&user), [json!({"role": "user", "content": ""})]);
+    }
+
+    #[test]
+    fn a_whole_completion_is_read_from_its_choice_of_index_0() {
+        let whole = json!({"choices": [
+            {"index": 1, "message": {"role": "assistant", "content": "Bonjour."}, "finish_reason": "stop"},
+            {"index": 0, "message": {"role": "assistant", "content": null, "reasoning_content": "Call it.",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{}"},
+                    "extra_content": {"google": {"thought_signature": "c2ln"}}}]}, "finish_reason": "tool_calls"},
+        ]});
+        let response = parse_response(&whole).unwrap();
+        assert_eq!(response.stop, ModelStop::ToolUse);
+        assert_eq!(response.content[0], reasoning_block("Call it.".into()));
+        let call = response.tool_uses().next().unwrap();
+        assert_eq!(
+            call.extra,
+            Some(json!({"extra_content": {"google": {"thought_signature": "c2ln"}}}))
+        );
+        assert_eq!(response.content.len(), 2, "{:?}", response.content);
     }
 
     #[test]

@@ -86,11 +86,18 @@ pub enum Block {
     ToolUse(ToolUse),
     /// The answer to one tool call.
     ToolResult(ToolResultBlock),
-    /// Extended thinking (Anthropic), sent back unchanged with its signature.
+    /// Thinking: Anthropic's extended thinking, sent back unchanged with
+    /// its signature; or, with no signature, the reasoning an
+    /// OpenAI-compatible server returned (`reasoning_content`), which the
+    /// Chat Completions client sends back (DeepSeek and Kimi refuse a turn
+    /// of tool calls sent back without it). A block without a signature is
+    /// no Anthropic thinking: that API refuses it.
     Thinking {
         /// The thinking text.
         thinking: String,
-        /// The signature the API checks when the block comes back.
+        /// The signature the API checks when the block comes back; empty
+        /// (and left out of the JSON) for a server that signs none.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
         signature: String,
     },
     /// Thinking the API redacted; sent back unchanged.
@@ -103,6 +110,17 @@ pub enum Block {
     /// unchanged; other providers skip it.
     #[serde(untagged)]
     Provider(Value),
+}
+
+impl Block {
+    /// The text of a thinking block without a signature: reasoning from an
+    /// OpenAI-compatible server, which only such a server takes back.
+    pub(crate) fn unsigned_thinking(&self) -> Option<&str> {
+        match self {
+            Block::Thinking { thinking, signature } if signature.is_empty() => Some(thinking),
+            _ => None,
+        }
+    }
 }
 
 /// A tool call the model made.
@@ -119,6 +137,13 @@ pub struct ToolUse {
     /// (OpenAI); the binder reads it, and it goes back unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_arguments: Option<String>,
+    /// Fields of the provider's call that this crate does not model but
+    /// that must go back with it, as one JSON object of those fields (the
+    /// Chat Completions client keeps `extra_content`, where Gemini puts
+    /// the call's thought signature); `None` when there are none. Opaque:
+    /// only the client that read them sends them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Value>,
 }
 
 /// The registry call for a model's tool call, to run it yourself (the
@@ -152,6 +177,7 @@ impl ToolUse {
             name: name.into(),
             input,
             raw_arguments: None,
+            extra: None,
         }
     }
 
@@ -172,6 +198,7 @@ impl ToolUse {
             name: name.into(),
             input,
             raw_arguments: Some(text),
+            extra: None,
         }
     }
 
@@ -433,8 +460,9 @@ pub enum StreamEvent {
     /// A tool call whose block is complete; the loop may start it at once.
     ToolUse(ToolUse),
     /// A thinking block (or a redacted one) that is complete, signature
-    /// included: a turn that ends before its message is whole keeps it
-    /// before the calls it started, as the API wants them sent back.
+    /// included where the provider signs one: a turn that ends before its
+    /// message is whole keeps it before the calls it started, as the API
+    /// wants them sent back.
     ThinkingDone(Block),
 }
 
@@ -496,5 +524,43 @@ mod tests {
         assert_eq!(value["content"][2]["type"], "server_tool_use");
         let back: Message = serde_json::from_value(value).unwrap();
         assert_eq!(back, message);
+    }
+
+    /// Reasoning without a signature and a call's extra fields survive a
+    /// transcript saved and read back; a signed block and a call without
+    /// extra fields serialize as they always did.
+    #[test]
+    fn unsigned_thinking_and_a_call_s_extra_fields_round_trip() {
+        let mut call = ToolUse::from_text("c1", "add", "{}");
+        call.extra = Some(json!({"extra_content": {"google": {"thought_signature": "c2ln"}}}));
+        let reasoning = Block::Thinking {
+            thinking: "Add them.".into(),
+            signature: String::new(),
+        };
+        let message = Message::new(Role::Assistant, vec![reasoning, Block::ToolUse(call)]);
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            value["content"][0],
+            json!({"type": "thinking", "thinking": "Add them."})
+        );
+        assert_eq!(
+            value["content"][1]["extra"],
+            json!({"extra_content": {"google": {"thought_signature": "c2ln"}}})
+        );
+        let back: Message = serde_json::from_value(value).unwrap();
+        assert_eq!(back, message);
+        assert_eq!(back.content[0].unsigned_thinking(), Some("Add them."));
+
+        let signed = Block::Thinking {
+            thinking: "Add them.".into(),
+            signature: "sig-1".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&signed).unwrap(),
+            json!({"type": "thinking", "thinking": "Add them.", "signature": "sig-1"})
+        );
+        assert_eq!(signed.unsigned_thinking(), None);
+        let plain = serde_json::to_value(ToolUse::new("c1", "add", json!({}))).unwrap();
+        assert_eq!(plain, json!({"id": "c1", "name": "add", "input": {}}));
     }
 }
