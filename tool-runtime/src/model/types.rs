@@ -115,6 +115,8 @@ pub enum Block {
 impl Block {
     /// The text of a thinking block without a signature: reasoning from an
     /// OpenAI-compatible server, which only such a server takes back.
+    /// Read by the HTTP clients (feature `models`).
+    #[cfg_attr(not(feature = "models"), allow(dead_code))]
     pub(crate) fn unsigned_thinking(&self) -> Option<&str> {
         match self {
             Block::Thinking { thinking, signature } if signature.is_empty() => Some(thinking),
