@@ -377,6 +377,7 @@ fn first_candidate_content(candidates: &Value) -> Result<Option<&Value>, FormatE
     };
     check_only_first_has_calls(
         candidates,
+        Some(0),
         holds_calls,
         ["response", "candidates", "content of the candidate"],
     )?;

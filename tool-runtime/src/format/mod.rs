@@ -358,22 +358,27 @@ pub(crate) fn call_id_and_name<'v>(
 }
 
 /// Refuses a response of several alternatives (OpenAI's `choices`,
-/// Gemini's `candidates`) where one after the first holds calls, as
-/// `holds_calls` tells: only the first is read, so those calls would be
-/// dropped unread. The words name, for the error, the response, the
-/// alternatives and the part to pass instead (`["completion", "choices",
-/// "message of the choice"]`).
+/// Gemini's `candidates`) where one other than the answer's, the first (at
+/// `answer` in the list, if any), holds calls, as `holds_calls` tells: only
+/// the answer's is read, so those calls would be dropped unread. The words
+/// name, for the error, the response, the alternatives and the part to pass
+/// instead (`["completion", "choices", "message of the choice"]`).
 pub(crate) fn check_only_first_has_calls(
     alternatives: &[Value],
+    answer: Option<usize>,
     holds_calls: impl Fn(&Value) -> bool,
     [response, plural, part]: [&str; 3],
 ) -> Result<(), FormatError> {
-    let others = alternatives.iter().skip(1).filter(|a| holds_calls(a)).count();
+    let others = alternatives
+        .iter()
+        .enumerate()
+        .filter(|&(at, alternative)| Some(at) != answer && holds_calls(alternative))
+        .count();
     if others == 0 {
         return Ok(());
     }
     Err(FormatError::malformed(format!(
-        "the {response} has {} {plural}, {others} of them after the first with calls; pass the {part} to answer",
+        "the {response} has {} {plural}, {others} of them besides the first with calls; pass the {part} to answer",
         alternatives.len()
     )))
 }

@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::strict::{OPENAI, expressible, strict_schema, within_openai_limits};
-use super::{Carried, FormatError, call_id_and_name, carry, check_call_ids, result_ids, text_only};
+use super::{
+    Carried, FormatError, call_id_and_name, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only,
+};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -112,26 +114,23 @@ fn first_choice_message(choices: &Value) -> Result<&Value, FormatError> {
             "the completion's first choice (index 0) has no message object (a streamed chunk's `delta` is no message)",
         ));
     };
-    let holds_calls = |choice: &Value| {
-        ["message", "delta"].iter().any(|key| {
-            let part = &choice[*key];
-            let calls = &part["tool_calls"];
-            !(calls.is_null() || calls.as_array().is_some_and(Vec::is_empty)) || !part["function_call"].is_null()
-        })
-    };
-    let others = choices
-        .iter()
-        .enumerate()
-        .filter(|&(i, choice)| Some(i) != at && holds_calls(choice))
-        .count();
-    if others > 0 {
-        return Err(FormatError::malformed(format!(
-            "the completion has {} choices, {others} of them besides the first (index 0) with calls; \
-             pass the message of the choice to answer",
-            choices.len()
-        )));
-    }
+    check_only_first_has_calls(
+        choices,
+        at,
+        choice_holds_calls,
+        ["completion", "choices", "message of the choice"],
+    )?;
     Ok(message)
+}
+
+/// Whether a choice of a completion (its `message`) or of a streamed chunk
+/// (its `delta`) holds calls, of either form.
+pub(crate) fn choice_holds_calls(choice: &Value) -> bool {
+    ["message", "delta"].iter().any(|key| {
+        let part = &choice[*key];
+        let calls = &part["tool_calls"];
+        !(calls.is_null() || calls.as_array().is_some_and(Vec::is_empty)) || !part["function_call"].is_null()
+    })
 }
 
 /// Refuses a message (or a streamed delta) that holds a call in the

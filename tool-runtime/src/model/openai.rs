@@ -420,8 +420,9 @@ fn joined_text(message: &Message) -> String {
 /// `thinking` part, then `text`), whose `text` parts' texts are joined as
 /// they are. Thinking is not the answer, and this client reads reasoning
 /// from its own field only ([`reasoning_text`]), so a `thinking` part is
-/// skipped, as is a part of a kind not known. A `content` of any other kind, or a part that is no object or a
-/// `text` part without its text, is malformed: never an answer dropped.
+/// skipped, as is a part of a kind not known. A `content` of any other
+/// kind, or a part that is no object or a `text` part without its text, is
+/// malformed: never an answer dropped.
 fn content_text(content: &Value) -> Result<String, ModelError> {
     match content {
         Value::Null => Ok(String::new()),
@@ -627,20 +628,13 @@ impl StreamState {
             _ => &[],
         };
         let first = first_choice(choices);
-        let holds_calls = |choice: &Value| {
-            ["delta", "message"]
-                .iter()
-                .any(|key| choice[*key].get("tool_calls").is_some_and(|t| !t.is_null()))
-        };
-        if choices
-            .iter()
-            .enumerate()
-            .any(|(at, choice)| Some(at) != first && holds_calls(choice))
-        {
-            return Err(malformed(
-                "a choice other than the first (index 0) holds tool calls, which would be lost",
-            ));
-        }
+        crate::format::check_only_first_has_calls(
+            choices,
+            first,
+            crate::format::openai::choice_holds_calls,
+            ["chunk", "choices", "first choice's calls"],
+        )
+        .map_err(|e| malformed(e.to_string()))?;
         let Some(choice) = first.map(|at| &choices[at]) else {
             return Ok(false);
         };
