@@ -535,6 +535,45 @@ async fn a_call_of_no_tool_is_answered_as_such_at_once_even_when_every_slot_is_t
     assert!(start.elapsed() <= Duration::from_secs(1), "{:?}", start.elapsed());
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_call_with_refused_arguments_is_answered_at_once_even_when_every_slot_is_taken() {
+    let registry = registry()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_secs(1)));
+    let calls = [
+        wait_call("wait", 0, 60_000),
+        ToolCall::new("wait", json!({"millis": "soon"})).with_id("id1"),
+        ToolCall::new("wait", "{not json").with_id("id2"),
+        ToolCall::new("wait", json!({"label": "r3", "millis": "5"})).with_id("id3"),
+    ];
+    let start = Instant::now();
+    let results = registry.call_all(calls).await;
+    assert_eq!(results[0].outcome(), Outcome::TimedOut);
+    // Their problems, not a wait that ran out: neither would ever run.
+    let refused = &results[1];
+    assert_eq!(refused.outcome(), Outcome::InvalidArguments, "{}", refused.text());
+    let codes = refused.error_codes();
+    assert!(
+        codes.iter().any(|c| c.starts_with("missing_required:label")),
+        "{codes:?}"
+    );
+    assert!(
+        codes
+            .iter()
+            .any(|c| c.starts_with("unsupported_integer_literal:millis")),
+        "{codes:?}"
+    );
+    assert_eq!(refused.call_id.as_deref(), Some("id1"));
+    assert_eq!(results[2].outcome(), Outcome::InvalidArguments, "{}", results[2].text());
+    assert_eq!(results[2].call_id.as_deref(), Some("id2"));
+    // Arguments the binder accepts still wait for the slot, and here find
+    // none in time: the tool never runs.
+    assert_eq!(results[3].outcome(), Outcome::TimedOut, "{}", results[3].text());
+    assert!(results[3].text().contains("could not start"), "{}", results[3].text());
+    assert_eq!(peak(&registry), 1);
+    assert!(start.elapsed() <= Duration::from_secs(1), "{:?}", start.elapsed());
+}
+
 /// Whether the body of [`block_alone`] or [`block_beside`] runs, and whether
 /// the test let it end.
 static BODY_RUNS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

@@ -42,16 +42,18 @@ pub(crate) fn arguments_json(call: &ToolCall) -> Value {
 
 /// Waits for a slot of the registry's concurrency limit for `call`, made
 /// at `made`; a call that gets none within its time limit, or is cancelled
-/// first, is answered with the result returned.
+/// first, or whose arguments are refused, is answered with the result
+/// returned.
 pub(crate) async fn slot<'s>(
     registry: &ToolRegistry,
     slots: &'s Slots,
     call: &ToolCall,
     made: Instant,
     cancellation: &Cancellation,
+    strict_definitions: bool,
 ) -> Result<HeldSlot<'s>, ToolResult> {
     registry
-        .slot(slots, call, made, Some(cancellation))
+        .slot(slots, call, made, Some(cancellation), strict_definitions)
         .await
         .map_err(|not_started| *not_started)
 }

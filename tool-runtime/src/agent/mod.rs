@@ -410,10 +410,11 @@ impl<M: Model> Agent<M> {
             // its time limit runs from here, the wait for a slot of the
             // registry's concurrency limit included, as in `call_all`.
             let made = tokio::time::Instant::now();
-            let _slot = match adapter::slot(&registry, &slots, &tool_call, made, &cancellation).await {
-                Ok(slot) => slot,
-                Err(not_started) => return finish(not_started, Duration::ZERO, None),
-            };
+            let _slot =
+                match adapter::slot(&registry, &slots, &tool_call, made, &cancellation, strict_definitions).await {
+                    Ok(slot) => slot,
+                    Err(not_started) => return finish(not_started, Duration::ZERO, None),
+                };
             emit(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
                 name: call.name.clone(),

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::ToolRegistry;
-use crate::bind::{self, Report};
+use crate::bind::Report;
 use crate::call::Arguments;
 use crate::codes::{CallError, ErrorCode};
 use crate::schema::Presence;
@@ -92,9 +92,7 @@ impl ToolRegistry {
             ));
         };
         let definition = tool.definition();
-        let mode = self.mode_for(definition);
-        let (mut map, decoded) = self.argument_object(arguments.into(), mode)?;
-        let report = bind::normalize(definition.params(), &mut map, mode, self.settings.null_is_absent);
+        let (mut map, report) = self.normalized(definition, arguments.into(), self.settings.null_is_absent)?;
         // Past the problems recorded, which values were refused is not known.
         let all_errors_known = report.error_count() == report.errors.len();
         let Report {
@@ -103,7 +101,6 @@ impl ToolRegistry {
             refused,
             ..
         } = report;
-        warnings.splice(0..0, decoded);
         // A coercion inside a refused parameter's value made nothing that
         // is kept: no warning for it (the keys ignored there stay).
         let fields = &definition.params().fields;

@@ -24,7 +24,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
 use super::ToolRegistry;
-use crate::bind::{self, BindMode, BoundArguments, Coerced, Report};
+use crate::bind::{BindMode, BoundArguments, Coerced, Report};
 use crate::blocking::{HeldByBody, Work};
 use crate::call::{Arguments, ToolCall};
 use crate::codes::Warning;
@@ -71,12 +71,14 @@ impl ToolRegistry {
     ///
     /// Every call's time limit counts from this call, so time spent waiting
     /// for the concurrency limit counts against it; a call that finds no
-    /// free slot within its limit is a `TimedOut` result and never runs.
+    /// free slot within its limit is a `TimedOut` result and never runs. A
+    /// call of no tool, or whose arguments the binder refuses, waits for no
+    /// slot: it is answered at once.
     pub async fn call_all(&self, calls: impl IntoIterator<Item = ToolCall>) -> Vec<ToolResult> {
         let made = Instant::now();
         let slots = &self.slots();
         let run = |call: ToolCall| async move {
-            match self.slot(slots, &call, made, None).await {
+            match self.slot(slots, &call, made, None, false).await {
                 Ok(_slot) => self.call_made(call, None, made, false).await,
                 Err(not_started) => *not_started,
             }
@@ -106,14 +108,20 @@ impl ToolRegistry {
         call: &ToolCall,
         made: Instant,
         cancellation: Option<&Cancellation>,
+        strict_definitions: bool,
     ) -> Result<HeldSlot<'s>, Box<ToolResult>> {
         if let Ok(slot) = slots.0.try_acquire() {
             return Ok(HeldSlot { _permit: Some(slot) });
         }
-        // A call of no tool runs nothing, so it need not wait: it goes on at
-        // once to be answered `unknown_tool`, never timing out waiting.
-        if self.registered(&call.name).is_none() && self.mounted(&call.name).is_none() {
+        // A call that will run nothing need not wait, nor time out waiting:
+        // a call of no tool goes on at once to be answered `unknown_tool`,
+        // and one whose arguments the binder refuses is answered here with
+        // their problems.
+        let Some(tool) = self.find(&call.name) else {
             return Ok(HeldSlot { _permit: None });
+        };
+        if let Some(refused) = self.refusal(tool.get(), call, strict_definitions) {
+            return Err(Box::new(refused));
         }
         let waited = Box::pin(self.wait(slots.0.acquire(), made, cancellation)).await;
         let name = &call.name;
@@ -127,6 +135,22 @@ impl ToolRegistry {
         let limit = self.limit_seconds();
         let why = "other calls held every slot of the concurrency limit";
         Err(Box::new(not_started_in_time(name, call.id.clone(), limit, why)))
+    }
+
+    /// The answer to a call of `tool` whose arguments the binder refuses,
+    /// found without taking a parameter or running anything; `None` when
+    /// they are accepted. (A parameter type stricter than its schema may
+    /// still refuse them when the call runs.)
+    fn refusal(&self, tool: &dyn Tool, call: &ToolCall, strict_definitions: bool) -> Option<ToolResult> {
+        let definition = tool.definition();
+        let null_is_absent = self.settings.null_is_absent || strict_definitions;
+        let report = match self.normalized(definition, (&call.arguments).into(), null_is_absent) {
+            Ok((_, report)) if !report.refused() => return None,
+            Ok((_, report)) => report,
+            Err(error) => Report::error(error),
+        };
+        log_coerced(definition, &report.warnings, report.warning_count());
+        Some(ToolResult::invalid_arguments(&call.name, call.id.clone(), report))
     }
 
     /// Runs one call made at `made`, its time limit counted from then (the
@@ -147,6 +171,14 @@ impl ToolRegistry {
             strict_definitions,
         };
         self.dispatch(call.id, Cow::Owned(call.name), call.arguments.into(), origin)
+    }
+
+    /// The tool called `name`: a registered one, else a mounted one.
+    fn find(&self, name: &str) -> Option<Found<'_>> {
+        match self.registered(name) {
+            Some(tool) => Some(Found::Native(tool)),
+            None => self.mounted(name).map(Found::Mounted),
+        }
     }
 
     /// The time limit in seconds, as results say it.
@@ -173,29 +205,16 @@ impl ToolRegistry {
         if external.is_some_and(Cancellation::is_cancelled) {
             return Err(Box::new(not_started(name, id)));
         }
-        // A mounted tool is held for the call: its server may replace it.
+        let Some(found) = self.find(name) else {
+            let names = self.names();
+            let unknown = ToolResult::unknown_tool(name, id, names.iter().map(String::as_str));
+            return Err(Box::new(unknown));
+        };
+        let tool = found.get();
         // Only a native tool's result has a shape to check it against.
-        let mounted;
-        let mut output_shape = None;
-        let tool = match self.registered(name) {
-            Some(tool) => {
-                output_shape = tool.definition().output_shape();
-                tool
-            }
-            None => match self.mounted(name) {
-                Some(tool) => {
-                    mounted = tool;
-                    &*mounted
-                }
-                None => {
-                    let names = self.names();
-                    return Err(Box::new(ToolResult::unknown_tool(
-                        name,
-                        id,
-                        names.iter().map(String::as_str),
-                    )));
-                }
-            },
+        let output_shape = match found {
+            Found::Native(tool) => tool.definition().output_shape(),
+            Found::Mounted(_) => None,
         };
         let definition = tool.definition();
         // Only plain `fn` bodies count here; the MCP server bounds its own
@@ -272,12 +291,9 @@ impl ToolRegistry {
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
-        // The size was checked before the fast path.
-        let mode = self.mode_for(definition);
-        let (mut map, decoded) =
-            bind::argument_object(arguments, mode).map_err(|e| Failure::Arguments(Report::error(e)))?;
-        let mut report = bind::normalize(definition.params(), &mut map, mode, scope.null_is_absent());
-        report.warnings.splice(0..0, decoded);
+        let (map, report) = self
+            .normalized(definition, arguments, scope.null_is_absent())
+            .map_err(|e| Failure::Arguments(Report::error(e)))?;
         log_coerced(definition, &report.warnings, report.warning_count());
         if report.refused() {
             return Err(Failure::Arguments(report));
@@ -459,6 +475,22 @@ struct Started<'r> {
     own: Option<Cancellation>,
     /// The shape of the tool's structured result, to check it against.
     output_shape: Option<&'r Shape>,
+}
+
+/// A tool found by its name. A mounted tool is held for the call: its
+/// server may replace it meanwhile.
+enum Found<'r> {
+    Native(&'r dyn Tool),
+    Mounted(Arc<dyn Tool>),
+}
+
+impl Found<'_> {
+    fn get(&self) -> &dyn Tool {
+        match self {
+            Found::Native(tool) => *tool,
+            Found::Mounted(tool) => &**tool,
+        }
+    }
 }
 
 /// A started call's tool: still to run, or finished while starting.

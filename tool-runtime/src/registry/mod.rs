@@ -17,9 +17,9 @@ pub use complete::{Completion, ParamRow, ValueSource};
 pub(crate) use dispatch::{HeldSlot, Slots};
 pub(crate) use mounted::ToolGroup;
 
-use crate::bind::{self, BindMode};
+use crate::bind::{self, BindMode, Report};
 use crate::call::{Arguments, Repr};
-use crate::codes::{CallError, ErrorCode, Warning};
+use crate::codes::{CallError, ErrorCode};
 use crate::context::StateMap;
 use crate::format::{self, Format, Rendered, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
@@ -513,16 +513,23 @@ impl ToolRegistry {
         definition.mode().unwrap_or(self.settings.mode)
     }
 
-    /// Parses call arguments into an object, within the size limit; with
-    /// the warning `json_string_parsed` when they came encoded twice (in
-    /// lenient `mode`).
-    pub(crate) fn argument_object(
+    /// The binder's reading of a call's arguments before any parameter is
+    /// taken: the object within the size limit, every change made to it,
+    /// and its report, whose warnings start with `json_string_parsed` when
+    /// the object came encoded twice (in lenient mode). `Err` when the
+    /// arguments are no object at all.
+    pub(crate) fn normalized(
         &self,
+        definition: &ToolDefinition,
         arguments: Arguments<'_>,
-        mode: BindMode,
-    ) -> Result<(Map<String, Value>, Option<Warning>), CallError> {
+        null_is_absent: bool,
+    ) -> Result<(Map<String, Value>, Report), CallError> {
         self.check_size(&arguments)?;
-        bind::argument_object(arguments, mode)
+        let mode = self.mode_for(definition);
+        let (mut map, decoded) = bind::argument_object(arguments, mode)?;
+        let mut report = bind::normalize(definition.params(), &mut map, mode, null_is_absent);
+        report.warnings.splice(0..0, decoded);
+        Ok((map, report))
     }
 
     /// Refuses arguments over the size limit: raw text by its length, a
