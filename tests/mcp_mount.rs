@@ -1236,6 +1236,71 @@ async fn a_served_registry_passes_a_change_on_to_a_subscription() {
     mounts.close().await;
 }
 
+/// A connection holds at most 16 subscriptions open: one more is refused,
+/// and ending one makes room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_holds_a_bounded_number_of_subscriptions() {
+    let (mounts, mut client) = serve_mounted().await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}});
+    let listen = |id: String| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+            "_meta": meta, "notifications": {"toolsListChanged": true}}})
+    };
+    for i in 0..17 {
+        client.send(listen(format!("sub{i}"))).await;
+    }
+    let refused = loop {
+        let message = client.next().await;
+        if message.get("error").is_some() {
+            break message;
+        }
+    };
+    // Which one is refused is the server's choice: they start at once.
+    let refused_id = refused["id"].as_str().unwrap().to_owned();
+    assert!(refused_id.starts_with("sub"), "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("16 subscriptions"),
+        "{refused}"
+    );
+    // Ending one makes room for another, which hears of the next change.
+    let open = if refused_id == "sub0" { "sub1" } else { "sub0" };
+    client
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": open}}))
+        .await;
+    // The first may take a moment to end: until it has, another is refused.
+    for attempt in 0..50 {
+        let id = format!("again{attempt}");
+        client.send(listen(id.clone())).await;
+        client
+            .send(
+                json!({"jsonrpc": "2.0", "id": attempt, "method": "tools/call", "params": {
+                "_meta": meta, "name": "py__grow", "arguments": {}}}),
+            )
+            .await;
+        loop {
+            let message = client.next().await;
+            if message["id"] == id.as_str() && message.get("error").is_some() {
+                break;
+            }
+            let heard = message["method"] == "notifications/tools/list_changed"
+                && message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == id.as_str();
+            if heard {
+                mounts.close().await;
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no subscription was let in after one ended");
+}
+
 /// Over streamable HTTP an HTTP failure of one call (a 503 from a proxy, a
 /// 500 with an HTML page) is that call's own: the session stays, and a
 /// call in flight on it still gets its answer.

@@ -1,6 +1,7 @@
 //! The MCP server's envelope and limits, spoken to in raw JSON-RPC (stdio
 //! framing over an in-memory pipe, and HTTP over a loopback socket).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -173,6 +174,55 @@ async fn input_ending_before_initialize_ends_the_server_cleanly() {
         .unwrap()
         .unwrap();
     assert!(served.is_ok(), "{served:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_is_read_no_further_and_loses_no_answer() {
+    const PINGS: usize = 20_000;
+    let mut peer = Peer::start(echo_server());
+    peer.initialize().await;
+    let Peer { mut write, mut read } = peer;
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = tokio::spawn({
+        let written = written.clone();
+        async move {
+            for id in 1..=PINGS {
+                let ping = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+                write.write_all(ping.as_bytes()).await.unwrap();
+                written.store(id, Ordering::SeqCst);
+            }
+            write
+        }
+    });
+    // Nothing is read: the answers back up, and the server stops reading
+    // (the writer makes no progress for a second) long before the end.
+    let mut last = 0;
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = written.load(Ordering::SeqCst);
+        if now == last || now == PINGS {
+            break;
+        }
+        last = now;
+    }
+    let stalled_at = written.load(Ordering::SeqCst);
+    assert!(
+        stalled_at < PINGS / 2,
+        "the server read {stalled_at} requests nobody read the answers of"
+    );
+    // Reading again, every request is answered.
+    let mut answered = std::collections::HashSet::new();
+    while answered.len() < PINGS {
+        let mut line = String::new();
+        tokio::time::timeout(Duration::from_secs(60), read.read_line(&mut line))
+            .await
+            .expect("the server answers")
+            .unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["result"], json!({}), "{answer}");
+        answered.insert(answer["id"].as_u64().unwrap());
+    }
+    writer.await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1311,6 +1361,13 @@ async fn a_cancelled_request_releases_its_id() {
     // The cancelled call's stream gets no answer; its client lets it go.
     first.abort();
     let ping = r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    // Not at once: until the cancelled call's handler has surely ended,
+    // another request of its id would be sent that call's answer.
+    let (head, body) = http_post(addr, Some(&session), ping).await;
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}\n{body}");
+    assert!(body.contains("still running"), "{body}");
+    // Two seconds on (the call's second to end, and one more), it is free.
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
     let (head, body) = http_post(addr, Some(&session), ping).await;
     assert!(head.starts_with("HTTP/1.1 200"), "{head}\n{body}");
     assert_eq!(message_in(&dechunk(&head, &body))["id"], 8, "{body}");

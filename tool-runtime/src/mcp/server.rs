@@ -206,6 +206,7 @@ impl McpServer {
                 inner: transport,
                 versions: rmcp::Service::<RoleServer>::supported_protocol_versions(&handler),
                 started: false,
+                unsent: Arc::new(tokio::sync::watch::Sender::new(0)),
             };
             let running = match handler.serve(transport).await {
                 Ok(running) => running,
@@ -229,6 +230,11 @@ impl McpServer {
 /// response met before then (a stray `notifications/initialized`, say),
 /// while JSON-RPC answers neither and MCP only asks clients not to send
 /// them.
+///
+/// It also reads no more requests while [`MAX_UNSENT`] messages wait to be
+/// written: rmcp reads on and holds every answer in a task of its own, so
+/// a client that writes requests and never reads would grow the server
+/// without limit.
 struct FromFirstRequest<T> {
     inner: T,
     /// The protocol versions the handler speaks.
@@ -236,6 +242,28 @@ struct FromFirstRequest<T> {
     /// A request that starts a session came: the connection is rmcp's
     /// from here.
     started: bool,
+    /// How many messages handed to `send` are not written yet.
+    unsent: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+/// The most messages of one connection waiting to be written before its
+/// requests are read no further.
+const MAX_UNSENT: usize = 64;
+
+/// One message waiting to be written, counted until dropped.
+struct Unsent(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Unsent {
+    fn new(unsent: &Arc<tokio::sync::watch::Sender<usize>>) -> Self {
+        unsent.send_modify(|n| *n += 1);
+        Unsent(unsent.clone())
+    }
+}
+
+impl Drop for Unsent {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 impl<T> FromFirstRequest<T> {
@@ -266,11 +294,19 @@ impl<T: rmcp::transport::Transport<RoleServer>> rmcp::transport::Transport<RoleS
         &mut self,
         item: rmcp::service::TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), T::Error>> + Send + 'static {
-        self.inner.send(item)
+        let unsent = Unsent::new(&self.unsent);
+        let send = self.inner.send(item);
+        async move {
+            let sent = send.await;
+            drop(unsent);
+            sent
+        }
     }
 
     async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
         loop {
+            // The sender lives as long as `self`, so the wait cannot fail.
+            let _ = self.unsent.subscribe().wait_for(|&n| n < MAX_UNSENT).await;
             let message = self.inner.receive().await?;
             match &message {
                 _ if self.started => {}
@@ -329,7 +365,15 @@ pub(crate) struct Handler {
     /// Set once the connection is told of tool changes: a client that
     /// sends `notifications/initialized` again starts no second watch.
     watching: Arc<AtomicBool>,
+    /// One permit per subscription the connection may hold open at once
+    /// (see [`MAX_SUBSCRIPTIONS`]).
+    subscriptions: Arc<Semaphore>,
 }
+
+/// The most `subscriptions/listen` requests one connection (or session)
+/// may hold open at once: each is a task until its client ends it, and
+/// is sent every change.
+const MAX_SUBSCRIPTIONS: usize = 16;
 
 impl Handler {
     /// The handler of a new connection.
@@ -337,6 +381,7 @@ impl Handler {
         Handler {
             server,
             watching: Arc::new(AtomicBool::new(false)),
+            subscriptions: Arc::new(Semaphore::new(MAX_SUBSCRIPTIONS)),
         }
     }
 }
@@ -430,7 +475,7 @@ impl Inner {
 
 /// How long a call whose request the client cancelled may take to end
 /// before it is given up.
-const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+pub(super) const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How often a connection told of tool changes is checked for having
 /// closed, when no change comes.
@@ -529,6 +574,14 @@ impl rmcp::ServerHandler for Handler {
     /// One subscription: each change of a mounted server's tools is sent
     /// on it, until the client ends it or the registry is gone.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let Ok(_open) = self.subscriptions.try_acquire() else {
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "{MAX_SUBSCRIPTIONS} subscriptions are open on this connection, the most it may hold; end one first"
+                ),
+                None,
+            ));
+        };
         let mut changes = self.server.inner.registry.group_changes();
         loop {
             tokio::select! {

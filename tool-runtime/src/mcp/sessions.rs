@@ -23,10 +23,13 @@
 //! is refused (see [`Sessions::running`]): rmcp would let the second one's
 //! answer take the first one's place, and the first one's stream would
 //! wait for ever. A request runs until its answer passes one of the
-//! session's streams, or its client cancels it (a cancelled request is
-//! never answered). One whose stream was dropped, and whose answer is
-//! never taken up, keeps its id, which MCP forbids using again in the
-//! session anyway.
+//! session's streams, or a moment after its client cancels it (a cancelled
+//! request is never answered). The moment is the time its call is given
+//! to end, and one second more: rmcp sends on the answer of a request of
+//! the same id made before the cancelled one's handler ends, so that
+//! request would get the cancelled one's answer. One whose stream was
+//! dropped, and whose answer is never taken up, keeps its id, which MCP
+//! forbids using again in the session anyway.
 //!
 //! rmcp's priming events (an event with an id, a `retry` and empty data,
 //! sent first on every stream so that a client may resume it) are off too:
@@ -44,6 +47,8 @@ use rmcp::transport::streamable_http_server::session::local::{LocalSessionManage
 use rmcp::transport::streamable_http_server::session::{
     EventStore, RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
 };
+
+use super::server::CANCEL_GRACE;
 
 /// rmcp's in-memory session manager, keeping at most `max` sessions open
 /// (see above for which one a new session replaces) and ending a session
@@ -67,13 +72,47 @@ pub(super) struct Sessions {
 }
 
 /// The event streams a session has open, when it was last used, whether
-/// a request was ever made in it, and the ids of the requests whose
-/// answer has not gone out yet.
+/// a request was ever made in it, the ids of the requests whose answer has
+/// not gone out yet, and those of cancelled requests with when they may be
+/// used again.
 struct Activity {
     streams: usize,
     since: Instant,
     used: bool,
     running: HashSet<RequestId>,
+    cancelled: HashMap<RequestId, Instant>,
+}
+
+/// How long the id of a cancelled request stays taken: the time its call
+/// is given to end, and a margin for its handler's answer to reach rmcp.
+const CANCELLED_ID_HELD: Duration = CANCEL_GRACE.saturating_add(Duration::from_secs(1));
+
+impl Activity {
+    fn new(now: Instant) -> Self {
+        Activity {
+            streams: 0,
+            since: now,
+            used: false,
+            running: HashSet::new(),
+            cancelled: HashMap::new(),
+        }
+    }
+
+    /// Whether the id `request` is taken at `now`: its request is running,
+    /// or was cancelled a moment ago.
+    fn holds(&self, request: &RequestId, now: Instant) -> bool {
+        self.running.contains(request) || self.cancelled.get(request).is_some_and(|&free| now < free)
+    }
+
+    /// Notes that the client cancelled `request`: its id stays taken a
+    /// moment (see [`CANCELLED_ID_HELD`]). Cancelled ids whose moment is
+    /// over are forgotten, so the map holds only those of the last moment.
+    fn cancel(&mut self, request: RequestId, now: Instant) {
+        self.cancelled.retain(|_, free| now < *free);
+        if self.running.remove(&request) {
+            self.cancelled.insert(request, now + CANCELLED_ID_HELD);
+        }
+    }
 }
 
 impl Sessions {
@@ -113,15 +152,7 @@ impl Sessions {
             self.inner.close_session(&unused).await?;
         }
         let (id, made) = make.await?;
-        self.activity().insert(
-            id.clone(),
-            Activity {
-                streams: 0,
-                since: Instant::now(),
-                used: false,
-                running: HashSet::new(),
-            },
-        );
+        self.activity().insert(id.clone(), Activity::new(Instant::now()));
         self.start_reaping();
         Ok((id, made))
     }
@@ -171,17 +202,19 @@ impl Sessions {
     /// Counts an event stream of the session as open until the guard
     /// returned is dropped; the session has been used. A request's id is
     /// held as running (until its answer passes a stream, see
-    /// [`StreamGuard::saw`]), and a request of an id already running gets
-    /// no guard.
+    /// [`StreamGuard::saw`]), and a request of an id still taken (see
+    /// [`Activity::holds`]) gets no guard.
     fn hold(&self, id: &SessionId, request: Option<&RequestId>) -> Result<StreamGuard, SessionError> {
         if let Some(activity) = self.activity().get_mut(id) {
-            if let Some(request) = request
-                && !activity.running.insert(request.clone())
-            {
-                return Err(SessionError::Running(request.clone()));
+            let now = Instant::now();
+            if let Some(request) = request {
+                if activity.holds(request, now) {
+                    return Err(SessionError::Running(request.clone()));
+                }
+                activity.running.insert(request.clone());
             }
             activity.streams += 1;
-            activity.since = Instant::now();
+            activity.since = now;
             activity.used = true;
         }
         Ok(StreamGuard {
@@ -194,7 +227,9 @@ impl Sessions {
     /// stream of its answer is open. Another request of that id is
     /// refused until it ends.
     pub(super) fn running(&self, id: &SessionId, request: &RequestId) -> bool {
-        self.activity().get(id).is_some_and(|a| a.running.contains(request))
+        self.activity()
+            .get(id)
+            .is_some_and(|a| a.holds(request, Instant::now()))
     }
 
     /// Starts, once, the task that ends idle sessions. It holds the
@@ -380,11 +415,12 @@ impl SessionManager for Sessions {
             _ => None,
         };
         self.inner.accept_message(id, message).await?;
-        // A cancelled request is never answered: it runs no longer.
+        // A cancelled request is never answered: it runs no longer, though
+        // its id stays taken a moment.
         if let Some(request) = cancelled
             && let Some(activity) = self.activity().get_mut(id)
         {
-            activity.running.remove(&request);
+            activity.cancel(request, Instant::now());
         }
         Ok(())
     }
