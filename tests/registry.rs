@@ -531,3 +531,149 @@ fn a_hand_written_tool_with_a_repeated_or_unacceptable_field_name_is_refused() {
     let fine = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", vec![field("a.b-c_9")]);
     assert!(ToolRegistry::new().register(ByHand(fine)).is_ok());
 }
+
+/// An enum listing one value twice, as `#[derive(ToolParam)]` never makes
+/// one: refused at registration, at the top, as a list's items, or in a
+/// nested object.
+#[test]
+fn a_hand_written_tool_with_an_enum_listing_a_value_twice_is_refused() {
+    use tool_runtime::schema::{Field, Kind, ObjectShape, Shape};
+    let levels = |values: &[&str]| Shape::new(Kind::Enum(values.iter().map(|v| v.to_string()).collect()));
+    let field = |name: &str, shape: Shape| Field::new(name, shape, false, "Level");
+    let list = Shape::new(Kind::Array {
+        items: Box::new(levels(&["low", "high", "low"])),
+        unique: false,
+    });
+    let nested = Shape::new(Kind::Object(ObjectShape::new(
+        vec![field("level", levels(&["high", "high"]))],
+        true,
+    )));
+    for (fields, text) in [
+        (
+            vec![field("level", levels(&["low", "high", "low"]))],
+            "an enum lists the value `low` twice",
+        ),
+        (vec![field("levels", list)], "an enum lists the value `low` twice"),
+        (vec![field("filters", nested)], "an enum lists the value `high` twice"),
+    ] {
+        let definition = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", fields);
+        let error = ToolRegistry::new()
+            .register(ByHand(definition))
+            .map(|_| ())
+            .unwrap_err();
+        assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
+        assert!(error.to_string().contains(text), "{error}");
+    }
+    let fine = tool_runtime::ToolDefinition::new(
+        "by_hand",
+        "Do it by hand.",
+        vec![field("level", levels(&["low", "Low", "high"]))],
+    );
+    assert!(ToolRegistry::new().register(ByHand(fine)).is_ok());
+}
+
+/// How loud to play.
+#[derive(Serialize, serde::Deserialize, ToolParam)]
+#[serde(rename_all = "lowercase")]
+enum Volume {
+    /// Quietly.
+    Low,
+    /// Loudly; written `H`, read `high`.
+    #[serde(rename(serialize = "H"))]
+    High,
+}
+
+/// Play a sound.
+#[tool]
+async fn play(#[param(description = "How loud", default = Volume::High)] volume: Volume) -> String {
+    matches!(volume, Volume::High).to_string()
+}
+
+/// Play a sound, quietly unless told.
+#[tool]
+async fn play_quietly(#[param(description = "How loud", default = Volume::Low)] volume: Volume) -> String {
+    matches!(volume, Volume::High).to_string()
+}
+
+#[test]
+fn a_default_serialized_as_no_value_of_its_enum_is_refused_at_registration() {
+    // `Volume::High` serializes as "H", which the schema's `enum`
+    // (`["low", "high"]`) does not list: the model would be shown a default
+    // it could never send.
+    let error = ToolRegistry::new().register(Play).map(|_| ()).unwrap_err();
+    assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
+    let text = error.to_string();
+    assert!(text.contains("the default of `volume`"), "{text}");
+    let mut registry = ToolRegistry::new();
+    registry.register(PlayQuietly).unwrap();
+    assert_eq!(
+        PlayQuietly.definition().input_schema()["properties"]["volume"]["default"],
+        "low"
+    );
+}
+
+/// A user's identifier, read as the text alone.
+#[derive(serde::Deserialize, ToolParam)]
+#[serde(transparent)]
+struct UserId(#[param(min_length = 2)] String);
+
+/// A note's identifier, read as the text alone.
+#[derive(serde::Deserialize, ToolParam)]
+#[serde(transparent)]
+struct NoteId {
+    #[param(pattern = "^n[0-9]+$")]
+    id: String,
+}
+
+/// A plain newtype, to compare with.
+#[derive(serde::Deserialize, ToolParam)]
+struct Plain(#[param(min_length = 2)] String);
+
+/// Open a user's note.
+#[tool]
+async fn open_note(
+    #[param(description = "Whose note")] user: UserId,
+    #[param(description = "Which note")] note: NoteId,
+    #[param(description = "For comparison")] plain: Plain,
+) -> String {
+    format!("{}/{}/{}", user.0, note.id, plain.0)
+}
+
+#[tokio::test]
+async fn a_transparent_struct_of_one_field_is_read_and_described_as_that_field() {
+    let schema = OpenNote.definition().input_schema();
+    let properties = &schema["properties"];
+    assert_eq!(
+        properties["user"],
+        json!({"type": "string", "minLength": 2, "description": "Whose note"}),
+        "{schema}"
+    );
+    assert_eq!(
+        properties["note"],
+        json!({"type": "string", "pattern": "^n[0-9]+$", "description": "Which note"}),
+        "{schema}"
+    );
+    // As a plain newtype is.
+    assert_eq!(
+        properties["plain"],
+        json!({"type": "string", "minLength": 2, "description": "For comparison"}),
+        "{schema}"
+    );
+    let mut registry = ToolRegistry::new();
+    registry.register(OpenNote).unwrap();
+    let opened = registry
+        .call("open_note", json!({"user": "u1", "note": "n7", "plain": "p1"}))
+        .await;
+    assert!(!opened.is_error, "{opened:?}");
+    assert_eq!(opened.text(), "u1/n7/p1");
+    let refused = registry
+        .call("open_note", json!({"user": "u", "note": "x7", "plain": "p1"}))
+        .await;
+    assert!(refused.is_error, "{refused:?}");
+    let codes: Vec<String> = refused.errors.iter().map(|e| e.to_string()).collect();
+    assert!(codes.iter().any(|c| c.starts_with("out_of_range:user")), "{codes:?}");
+    assert!(
+        codes.iter().any(|c| c.starts_with("pattern_mismatch:note")),
+        "{codes:?}"
+    );
+}

@@ -85,3 +85,70 @@ fn every_type_schema() {
 fn probe_schema() {
     common::snapshot::check_json("probe", common::probe::Probe.definition().input_schema());
 }
+
+/// A window of lines.
+///
+/// Counted from one.
+///
+/// # Examples
+///
+/// ```text
+/// # a hash line in code
+/// Window { start: 1, mode: Mode::Exact }
+/// ```
+#[derive(Debug, Serialize, Deserialize, ToolParam)]
+pub struct Window {
+    /// The first line.
+    ///
+    /// # Panics
+    ///
+    /// Never.
+    pub start: u32,
+    /// How to match.
+    pub mode: Mode,
+}
+
+/// How to match names.
+///
+/// ## Examples
+///
+/// `Mode::Exact`
+#[derive(Debug, Serialize, Deserialize, ToolParam)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// As written.
+    ///
+    /// # Note
+    ///
+    /// Case matters.
+    Exact,
+    /// Close names too.
+    Fuzzy,
+}
+
+/// Read some windows of a file.
+#[tool]
+pub fn read_windows(#[param(description = "The windows")] windows: Vec<Window>) -> String {
+    format!("{windows:?}")
+}
+
+/// Derived types are described as a tool is: by the doc text before the
+/// first heading, never by the sections for people reading the code.
+#[test]
+fn derived_descriptions_stop_at_the_first_heading() {
+    let schema = ReadWindows.definition().input_schema();
+    let window = &schema["properties"]["windows"]["items"];
+    assert_eq!(
+        window["description"], "A window of lines.\n\nCounted from one.",
+        "{schema}"
+    );
+    assert_eq!(
+        window["properties"]["start"]["description"], "The first line.",
+        "{schema}"
+    );
+    assert_eq!(
+        window["properties"]["mode"]["description"], "How to match. exact: As written; fuzzy: Close names too",
+        "{schema}"
+    );
+    common::snapshot::check_json("read_windows", schema);
+}

@@ -132,13 +132,20 @@ fn bound_check(check: Check) -> TokenStream {
     }
 }
 
-/// Whether `ty` is built only of the types the runtime implements
-/// `ToolParam` for (by their last path segment: `std::string::String` is
-/// `String`), all of which are `Deserialize`.
+/// Whether `ty` is plainly built of the standard types the runtime
+/// implements `ToolParam` for, all of which are `Deserialize`: primitives,
+/// and `String`, `Option`, `Vec`, `Box`, the sets and the maps, written
+/// alone (the prelude's names, and `std::collections`') or under `std::`,
+/// `alloc::` or `core::`; and `serde_json::Value` written with its crate.
+/// Any other spelling is checked: `Value` alone is as often a user's own
+/// enum as serde_json's (whose error would otherwise surface far from the
+/// type), and `my::String` is not the standard one. (Checking every type
+/// would be as correct, at about a million more instructions of rustc per
+/// tool for bounds that hold.)
 fn runtime_param_type(ty: &syn::Type) -> bool {
     const KNOWN: &[&str] = &[
         "String", "bool", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-        "f32", "f64", "Value", "Option", "Vec", "HashSet", "BTreeSet", "HashMap", "BTreeMap", "Box",
+        "f32", "f64", "Option", "Vec", "HashSet", "BTreeSet", "HashMap", "BTreeMap", "Box",
     ];
     let path = match ty {
         syn::Type::Path(path) => path,
@@ -146,10 +153,20 @@ fn runtime_param_type(ty: &syn::Type) -> bool {
         syn::Type::Paren(paren) => return runtime_param_type(&paren.elem),
         _ => return false,
     };
-    let Some(last) = path.path.segments.last() else {
+    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    let Some((last, prefix)) = segments.split_last() else {
         return false;
     };
-    if path.qself.is_some() || !KNOWN.iter().any(|known| last.ident == known) {
+    if path.qself.is_some() || prefix.iter().any(|segment| !segment.arguments.is_none()) {
+        return false;
+    }
+    let known = match prefix.first().map(|segment| segment.ident.to_string()).as_deref() {
+        None => KNOWN.iter().any(|known| last.ident == known),
+        Some("std" | "alloc" | "core") => KNOWN.iter().any(|known| last.ident == known),
+        Some("serde_json") => prefix.len() == 1 && last.ident == "Value",
+        Some(_) => false,
+    };
+    if !known {
         return false;
     }
     match &last.arguments {
@@ -243,6 +260,33 @@ mod tests {
             "Vec<Page<u32>>",
             "HashMap<String, Mode>",
             "(u32, u32)",
+        ] {
+            let ty: syn::Type = syn::parse_str(users).unwrap();
+            assert!(!runtime_param_type(&ty), "{users}");
+        }
+    }
+
+    #[test]
+    fn a_standard_name_under_another_path_is_checked_for_deserialize() {
+        for known in [
+            "::std::collections::HashMap<String, u32>",
+            "core::option::Option<bool>",
+            "::serde_json::Value",
+            "Vec<serde_json::Value>",
+        ] {
+            let ty: syn::Type = syn::parse_str(known).unwrap();
+            assert!(runtime_param_type(&ty), "{known}");
+        }
+        // `Value` alone may be a user's own enum: only serde_json's, named
+        // so, is known to be `Deserialize`.
+        for users in [
+            "Value",
+            "Option<Value>",
+            "model::Value",
+            "crate::String",
+            "types::Vec<u32>",
+            "serde_json::Map<String, Value>",
+            "std::Value",
         ] {
             let ty: syn::Type = syn::parse_str(users).unwrap();
             assert!(!runtime_param_type(&ty), "{users}");

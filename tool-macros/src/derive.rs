@@ -1,6 +1,8 @@
 //! `#[derive(ToolParam)]`: the shape of a user's struct or unit-variant enum,
 //! with descriptions from doc comments and names as serde renames them.
 
+use std::collections::HashSet;
+
 use darling::FromAttributes;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -26,10 +28,18 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
             cx.at(span, format!("{what} enums are not supported as tool parameters"));
         }
     }
-    let description = docs::join_paragraphs(&docs::doc_lines(&input.attrs));
+    let description = doc_description(&input.attrs, "write it as a doc comment (`///`)", &mut cx).0;
     let kind = match &input.data {
-        syn::Data::Struct(data) => struct_kind(&rt, data, &input.generics, &container, &mut cx),
-        syn::Data::Enum(data) => enum_kind(&rt, data, &container, &mut cx),
+        syn::Data::Struct(data) => match container.transparent {
+            Some(span) => transparent_kind(&rt, data, span, &mut cx),
+            None => struct_kind(&rt, data, &input.generics, &container, &mut cx),
+        },
+        syn::Data::Enum(data) => {
+            if let Some(span) = container.transparent {
+                cx.at(span, TRANSPARENT_SHAPES);
+            }
+            enum_kind(&rt, data, &container, &mut cx)
+        }
         syn::Data::Union(u) => {
             cx.spanned(u.union_token, "a union cannot be a tool parameter");
             None
@@ -59,6 +69,25 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// The description in a doc comment, read as `#[tool]` reads one: the text
+/// before the first heading (`# Examples` and what follows are for people
+/// reading the code, not for the model). A doc written by a macro
+/// (`#[doc = include_str!(...)]`) reaches the derive unexpanded: each is an
+/// error at it, saying what to write `instead`, never a silently shorter
+/// description. Also whether there was such a doc.
+fn doc_description(attrs: &[syn::Attribute], instead: &str, cx: &mut Ctxt) -> (Option<String>, bool) {
+    let docs = docs::parse(attrs);
+    for (value, what) in &docs.unread {
+        cx.spanned(
+            value,
+            format!(
+                "#[derive(ToolParam)] reads descriptions from doc comments as written, and cannot expand {what}: the model would not see this text; {instead}"
+            ),
+        );
+    }
+    (docs.description, !docs.unread.is_empty())
 }
 
 /// `#[param(crate = path)]` (or `crate = "path"`) on the type, else
@@ -122,6 +151,8 @@ fn struct_kind(
     // when serde writes something else than it reads.
     let mut written = Vec::new();
     let mut diverges = false;
+    // The names serde reads: one field each.
+    let mut wires = HashSet::new();
     for field in fields {
         let serde = serde_attrs(&field.attrs, cx);
         let Some(ident) = &field.ident else { continue };
@@ -140,7 +171,9 @@ fn struct_kind(
             if !serde.skip_writing {
                 diverges = true;
                 let rust_type = type_text(ty);
-                let doc = docs::join_paragraphs(&docs::doc_lines(&field.attrs)).map(|d| quote!(.describe(#d)));
+                let doc = doc_description(&field.attrs, FIELD_DOC_INSTEAD, cx)
+                    .0
+                    .map(|d| quote!(.describe(#d)));
                 written.push(quote! {
                     #rt::__private::written_field(#written_name, #rt::__private::any_value() #doc, #always, #rust_type)
                 });
@@ -170,13 +203,27 @@ fn struct_kind(
         }
         let wire = serde_name(serde.rename.as_ref(), rule, RenameRule::apply_to_field, &rust_name);
         check_field_wire_name(&wire, ident, serde.rename.as_ref(), cx);
+        if !wires.insert(wire.clone()) {
+            let message = format!(
+                "two fields have the wire name `{wire}`: serde would read one key into both; rename one with #[serde(rename = \"...\")]"
+            );
+            match &serde.rename {
+                Some(rename) => cx.spanned(rename, message),
+                None => cx.spanned(ident, message),
+            }
+        }
         // As for a tool's parameter, a blank `description = ""` is none.
-        let description = attrs
-            .description
-            .clone()
-            .or_else(|| docs::join_paragraphs(&docs::doc_lines(&field.attrs)))
-            .filter(|d| !d.trim().is_empty());
+        let (description, unread) = match &attrs.description {
+            Some(description) => (Some(description.clone()), false),
+            None => doc_description(&field.attrs, FIELD_DOC_INSTEAD, cx),
+        };
+        let description = description.filter(|d| !d.trim().is_empty());
         let Some(description) = description else {
+            // A doc written by a macro is reported at it: the field is not
+            // undocumented, its doc is unread.
+            if unread {
+                continue;
+            }
             cx.spanned(ident, format!(
                     "the field `{rust_name}` has no description: the model reads one for every field; add a doc comment or #[param(description = \"...\")]"
                 ));
@@ -229,6 +276,28 @@ fn struct_kind(
         },
         false => read,
     })
+}
+
+/// What to write instead of a field's doc written by a macro.
+const FIELD_DOC_INSTEAD: &str = "write it as a doc comment (`///`) or with #[param(description = \"...\")]";
+
+/// Why `#[serde(transparent)]` is refused on any other shape than a struct
+/// of one field.
+const TRANSPARENT_SHAPES: &str = "#[serde(transparent)] is supported in tool parameters only on a struct of exactly one field (`struct Name(String);` or `struct Name { id: String }`), which is read and described as that field's value";
+
+/// The shape of a `#[serde(transparent)]` struct (`transparent` at `span`):
+/// serde reads its one field's value alone, so it is described as a
+/// newtype is, by that value's shape. Any other field (one serde skips) is
+/// refused: the schema could not show it, and it is no help to the model.
+fn transparent_kind(rt: &syn::Path, data: &syn::DataStruct, span: Span, cx: &mut Ctxt) -> Option<TokenStream> {
+    let mut fields = data.fields.iter();
+    match (fields.next(), fields.next()) {
+        (Some(field), None) => Some(newtype_shape(rt, field, cx)),
+        _ => {
+            cx.at(span, TRANSPARENT_SHAPES);
+            None
+        }
+    }
 }
 
 /// The shape of a newtype: its inner value's, as serde reads it, with the
@@ -340,6 +409,8 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
     // The values as serde writes them, for the output schema.
     let mut written = Vec::new();
     let mut documented = Vec::new();
+    // The names serde reads: one variant each.
+    let mut wires = HashSet::new();
     for variant in &data.variants {
         if !matches!(variant.fields, syn::Fields::Unit) {
             let (ident, fields) = (&variant.ident, &variant.fields);
@@ -381,7 +452,17 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
             RenameRule::apply_to_variant,
             &name,
         );
-        if let Some(doc) = docs::join_paragraphs(&docs::doc_lines(&variant.attrs)) {
+        if !wires.insert(wire.clone()) {
+            let message = format!(
+                "two variants have the wire name `{wire}`: serde would read the value as only one of them; rename one with #[serde(rename = \"...\")]"
+            );
+            match &serde.rename {
+                Some(rename) => cx.spanned(rename, message),
+                None => cx.spanned(&variant.ident, message),
+            }
+        }
+        let instead = "write it as a doc comment (`///`)";
+        if let Some(doc) = doc_description(&variant.attrs, instead, cx).0 {
             documented.push((wire.clone(), doc));
         }
         values.push(wire);
@@ -442,6 +523,8 @@ struct SerdeAttrs {
     /// serde writes it with a function of the user's: `serialize_with`.
     written_by_function: bool,
     flatten: Option<Span>,
+    /// `#[serde(transparent)]`, at `transparent`.
+    transparent: Option<Span>,
     tag: Option<Span>,
     untagged: Option<Span>,
     deny_unknown_fields: bool,
@@ -509,6 +592,8 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
                 skip_value(&meta)?;
             } else if path.is_ident("flatten") {
                 out.flatten = Some(path.span());
+            } else if path.is_ident("transparent") {
+                out.transparent = Some(path.span());
             } else if path.is_ident("alias") || path.is_ident("other") {
                 // The schema could not show another name, and the binder
                 // would refuse it: the model only ever sees one.
@@ -542,9 +627,6 @@ fn serde_attrs(attrs: &[syn::Attribute], cx: &mut Ctxt) -> SerdeAttrs {
 fn unsupported_container(path: &syn::Path) -> Option<&'static str> {
     let ident = path.get_ident()?.to_string();
     Some(match ident.as_str() {
-        "transparent" => {
-            "#[serde(transparent)] is not supported in tool parameters: serde reads the one field's value alone, while the schema would describe an object with that field; use a newtype struct (`struct Name(String);`), which is read and described as its inner value"
-        }
         "from" => {
             "#[serde(from = \"...\")] is not supported in tool parameters: serde reads the other type, while the schema would describe this type; take the type serde reads as the parameter (derive ToolParam on it) and convert in the tool"
         }

@@ -66,6 +66,7 @@ fn unread_docs(attrs: &[syn::Attribute]) -> Vec<(proc_macro2::TokenStream, Strin
 }
 
 /// The doc comment's lines, one leading space stripped from each.
+#[cfg(test)]
 pub fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
     spanned_doc_lines(attrs).into_iter().map(|(line, _)| line).collect()
 }

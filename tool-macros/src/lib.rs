@@ -114,14 +114,19 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Every field needs a description (its doc comment, or
-/// `#[param(description = "...")]`); fields take the bound keys of
-/// `#[param]`, and so does a newtype's single field
-/// (`struct Percent(#[param(max = 100)] u8);`). Names, defaults and skipped
+/// `#[param(description = "...")]`); as for `#[tool]`, a doc comment's
+/// description is its text before the first heading (`# Examples`), and a
+/// doc written by a macro (`#[doc = include_str!(...)]`) is an error.
+/// Fields take the bound keys of `#[param]`, and so does a newtype's single
+/// field (`struct Percent(#[param(max = 100)] u8);`). Names, defaults and skipped
 /// fields follow serde's `rename`, `rename_all`, `default` and `skip`
-/// attributes; a field's wire name must match `^[a-zA-Z0-9_.-]{1,64}$`; a
+/// attributes; a field's wire name must match `^[a-zA-Z0-9_.-]{1,64}$`, and
+/// two fields (or two variants) serde reads under one name are an error; a
 /// serde default is shown in the schema as `"default"` when it serializes.
-/// serde attributes that make serde read another shape than the fields
-/// (`flatten`, `alias`, `transparent`, `from`, `try_from`, `into`, `with`,
+/// `#[serde(transparent)]` on a struct of one field reads and describes it
+/// as that field's value, as a newtype is. serde attributes that make serde
+/// read another shape than the fields (`flatten`, `alias`, `transparent`
+/// on any other struct, `from`, `try_from`, `into`, `with`,
 /// `deserialize_with`, `untagged` on a variant) are compile errors, as is a
 /// `#[param]` key that would have no effect. With
 /// `deny_unknown_fields`, a tool taking the type keeps its typed fast path.

@@ -285,11 +285,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// A character literal (`'x'`, `'\n'`, `'é'`), or the quote of a
-    /// lifetime or label (`'a`), which leaves the name to be read as a word.
+    /// A character literal (`'x'`, `'\n'`, `'\''`, `'é'`), or the quote of
+    /// a lifetime or label (`'a`), which leaves the name to be read as a word.
     fn quote(&mut self) {
         if self.byte(1) == b'\\' {
-            self.at += 2;
+            // Past the quote, the backslash and the escaped character (a
+            // quote or backslash itself, or the `u`, `x` of a longer escape),
+            // then on to the closing quote.
+            self.at += 3;
             while self.at < self.text.len() && self.text[self.at] != b'\'' {
                 self.at += 1;
             }
@@ -372,6 +375,36 @@ mod tests {
         assert_eq!(in_impl(source, "list"), Some(false));
         assert_eq!(in_impl(source, "shelve"), Some(true));
         assert_eq!(in_impl(source, "lifetime"), None);
+    }
+
+    fn tokens(source: &str) -> Vec<Token<'_>> {
+        let mut lexer = Lexer {
+            text: source.as_bytes(),
+            at: 0,
+        };
+        std::iter::from_fn(|| lexer.next()).collect()
+    }
+
+    #[test]
+    fn escaped_character_literals_end_at_their_closing_quote() {
+        // Each literal is followed by one holding a bracket: a literal read
+        // short leaves its closing quote to swallow the next one's opening
+        // quote, and the bracket is then read as code.
+        for literal in [r"'\''", r"'\\'", r"'\u{1F600}'", r"b'\''", r"'\x7f'", r"'\n'"] {
+            let source = format!("{literal} '{{' ; x");
+            assert_eq!(tokens(&source), [Token::Punct(b';'), Token::Word("x")], "{source}");
+        }
+        // A lifetime or label is a quote and a word.
+        assert_eq!(
+            tokens("fn f<'a>(x: &'a str) { 'outer: loop {} }")
+                .into_iter()
+                .filter(|t| matches!(t, Token::Word(_)))
+                .collect::<Vec<_>>(),
+            ["fn", "f", "a", "x", "a", "str", "outer", "loop"].map(Token::Word)
+        );
+        let source = "impl Notes {\n    const Q: [char; 2] = ['\\'','\"'];\n    #[tool]\n    fn search() {}\n}\n#[tool]\nfn list() {}";
+        assert_eq!(in_impl(source, "search"), Some(true));
+        assert_eq!(in_impl(source, "list"), Some(false));
     }
 
     #[test]

@@ -278,7 +278,7 @@ fn check_param(tool: &ToolFn<'_>, param: &Param<'_>, cx: &mut Ctxt) {
     }
 
     if let Some(default) = &param.attrs.default
-        && last_segment(param.ty).is_some_and(|s| s.ident == "Option")
+        && last_segment(param.ty).is_some_and(is_option)
     {
         cx.at(
             default.span(),
@@ -765,10 +765,18 @@ fn vec_items(expr: &syn::Expr) -> Option<syn::punctuated::Punctuated<syn::Expr, 
     }
 }
 
+/// Whether `segment` reads as `Option<T>`: the name alone is no proof (a
+/// user's own `Option` type without a type argument is no option).
+fn is_option(segment: &syn::PathSegment) -> bool {
+    segment.ident == "Option"
+        && matches!(&segment.arguments, syn::PathArguments::AngleBracketed(args)
+            if args.args.len() == 1 && matches!(args.args[0], syn::GenericArgument::Type(_)))
+}
+
 /// Whether `ty` is an `Option`, directly or in a `Box`.
 fn is_optional(mut ty: &syn::Type) -> bool {
     while let Some(segment) = last_segment(ty) {
-        if segment.ident == "Option" {
+        if is_option(segment) {
             return true;
         }
         let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
@@ -1075,6 +1083,31 @@ mod tests {
             ),
             0
         );
+    }
+
+    /// What `#[tool]` expands `item` to, errors included.
+    fn expanded(item: proc_macro2::TokenStream) -> String {
+        crate::expand::tool(proc_macro2::TokenStream::new(), item, |_| None).to_string()
+    }
+
+    #[test]
+    fn only_an_option_with_a_type_argument_is_already_optional() {
+        let optional = "is already optional";
+        for (ty, default, refused) in [
+            (quote::quote!(Option<String>), quote::quote!("notes"), true),
+            (quote::quote!(std::option::Option<u32>), quote::quote!(Some(3)), true),
+            // A type of the user's named `Option`: a default is its own.
+            (quote::quote!(Option), quote::quote!(Option::new()), false),
+            (quote::quote!(filters::Option), quote::quote!(Default::default()), false),
+        ] {
+            let out = expanded(quote::quote! {
+                #[doc = "Find notes."]
+                async fn find(#[param(description = "Where", default = #default)] folder: #ty) -> String {
+                    String::new()
+                }
+            });
+            assert_eq!(out.contains(optional), refused, "{ty}: {out}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-// #[serde(transparent)] reads the one field's value, not an object: refused at the attribute.
+// #[serde(transparent)] reads one field's value alone: on a struct with another field (one serde skips), refused at the attribute.
 
 use serde::Deserialize;
 use tool_runtime::ToolParam;
@@ -9,6 +9,8 @@ use tool_runtime::ToolParam;
 struct NoteId {
     /// The identifier.
     id: String,
+    #[serde(skip)]
+    cached: Option<u64>,
 }
 
 fn main() {}

@@ -178,12 +178,14 @@ pub(crate) fn normalize(
     walker.report
 }
 
-/// The first parameter whose default breaks its own bounds (a bound or a
+/// The first parameter whose default breaks its own schema (a bound or a
 /// pattern that a default written as an expression, which the macro cannot
-/// judge, does not meet), with what is wrong. Only bounds and patterns are
-/// judged: a default is the serialized Rust value, which may differ from
-/// what is sent in ways serde reads all the same (a `null` for a defaulted
-/// `Option` field, a field renamed for serializing only).
+/// judge, does not meet, or an enum value the schema does not list: a
+/// variant renamed for serializing only, shown as a default the model
+/// could never send), with what is wrong. Only bounds, patterns and enum
+/// values are judged: a default is the serialized Rust value, which may
+/// differ from what is sent in ways serde reads all the same (a `null` for
+/// a defaulted `Option` field, a field renamed for serializing only).
 pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
     params.fields.iter().find_map(|field| {
         let default = field.default.as_ref().filter(|value| !value.is_null())?;
@@ -197,11 +199,12 @@ pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
             suggestions: 0,
         };
         walker.value(&field.shape, &mut default.clone());
-        let error = walker
-            .report
-            .errors
-            .iter()
-            .find(|error| matches!(error.code, ErrorCode::OutOfRange | ErrorCode::PatternMismatch))?;
+        let error = walker.report.errors.iter().find(|error| {
+            matches!(
+                error.code,
+                ErrorCode::OutOfRange | ErrorCode::PatternMismatch | ErrorCode::EnumOutOfRange
+            )
+        })?;
         Some(format!(
             "the default of `{}` does not fit its own schema: {}",
             field.name, error.detail

@@ -23,7 +23,7 @@ use crate::codes::{CallError, ErrorCode};
 use crate::context::StateMap;
 use crate::format::{self, Format, Rendered, Selection, ToolDefinitions};
 use crate::lint::LintFinding;
-use crate::schema::{ObjectShape, Schema, object_shapes};
+use crate::schema::{Kind, ObjectShape, Schema, Shape, object_shapes};
 use crate::tool::{Tool, ToolDefinition, is_valid_property_name, is_valid_tool_name};
 use mounted::Snapshot;
 
@@ -552,8 +552,8 @@ impl ToolRegistry {
 
 /// What is wrong with a tool's parameters, or the fields of an object in
 /// them, that `#[tool]` and `#[derive(ToolParam)]` refuse at compile time
-/// and a tool written by hand may still have: a name twice, or a name no
-/// provider accepts as a property key.
+/// and a tool written by hand may still have: a name twice, a name no
+/// provider accepts as a property key, or an enum listing a value twice.
 fn field_problem(params: &ObjectShape) -> Option<String> {
     let mut objects = vec![params];
     for field in &params.fields {
@@ -570,10 +570,28 @@ fn field_problem(params: &ObjectShape) -> Option<String> {
             } else if !seen.insert(field.name.as_str()) {
                 Some(format!("two fields of one object are named `{name}`"))
             } else {
-                None
+                enum_problem(&field.shape)
             }
         })
     })
+}
+
+/// A value listed twice by the enum `shape` is, or holds as its items or
+/// map values: the model would be offered one choice as two, as
+/// `#[derive(ToolParam)]` never offers it. Objects inside are
+/// `field_problem`'s.
+fn enum_problem(shape: &Shape) -> Option<String> {
+    match &shape.kind {
+        Kind::Enum(values) => {
+            let mut seen = HashSet::new();
+            values
+                .iter()
+                .find(|value| !seen.insert(value.as_str()))
+                .map(|value| format!("an enum lists the value `{}` twice", crate::text::clip(value)))
+        }
+        Kind::Array { items: inner, .. } | Kind::Map { values: inner } => enum_problem(inner),
+        _ => None,
+    }
 }
 
 impl fmt::Debug for ToolRegistry {
