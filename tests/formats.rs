@@ -333,7 +333,64 @@ async fn openai_responses_round_trip() {
             .unwrap()
             .starts_with("data:image/png;base64,")
     );
-    assert_eq!(items[1]["output"], "refused: z");
+    // No flag says it failed: its text does.
+    assert_eq!(items[1]["output"], "Error: refused: z");
+}
+
+/// Draw a chart, and fail half-way: the failure keeps the partial chart.
+#[tool]
+async fn draw_partly() -> tool_runtime::ToolOutput {
+    let mut output = tool_runtime::ToolOutput::error("the plotter jammed");
+    output.content.push(Content::image(b"\x89PNG\r\n\x1a\n", "image/png"));
+    output.content.push(Content::image(b"", "image/png"));
+    output
+}
+
+/// A failure holding an image reaches each provider in a shape it takes
+/// (Anthropic refuses a failed result of anything but text, and any empty
+/// image; Gemini any part beside the results), and reads as a failure
+/// where no flag can say so (OpenAI).
+#[tokio::test]
+async fn a_failure_with_an_image_reads_as_one_every_provider_takes() {
+    let mut registry = ToolRegistry::new();
+    registry.register(DrawPartly).unwrap();
+    let call = tool_runtime::ToolCall::new("draw_partly", json!({})).with_id("call_1");
+    let results = [registry.call_one(call).await];
+    assert!(results[0].is_error);
+    let reply = anthropic::reply(&results).unwrap();
+    assert_eq!(reply["content"][0]["is_error"], true);
+    assert_eq!(
+        reply["content"][0]["content"],
+        json!([
+            {"type": "text", "text": "the plotter jammed"},
+            {"type": "text", "text": "[an image (image/png) that this format cannot show]"},
+            {"type": "text", "text": "[an image (image/png) with no data]"},
+        ])
+    );
+    let messages = openai::chat_reply(&results).unwrap();
+    assert_eq!(
+        messages[0]["content"],
+        "Error: the plotter jammed\n[an image (image/png) that this format cannot show]\n\
+         [an image (image/png) with no data]"
+    );
+    let items = openai::responses_reply(&results).unwrap();
+    let output = items[0]["output"].as_array().unwrap();
+    assert_eq!(
+        output[0],
+        json!({"type": "input_text", "text": "Error: the plotter jammed"})
+    );
+    assert_eq!(output[1]["type"], "input_image");
+    assert_eq!(
+        output[2],
+        json!({"type": "input_text", "text": "[an image (image/png) with no data]"})
+    );
+    let content = gemini::reply(&results).unwrap();
+    assert_eq!(content["parts"].as_array().unwrap().len(), 1, "{content}");
+    assert_eq!(
+        content["parts"][0]["functionResponse"]["response"]["error"],
+        "the plotter jammed\n[an image (image/png) that this format cannot show]\n\
+         [an image (image/png) with no data]"
+    );
 }
 
 #[tokio::test]
@@ -349,6 +406,7 @@ async fn gemini_round_trip() {
     assert_eq!(parts[0]["functionResponse"]["name"], "probe");
     assert_eq!(parts[0]["functionResponse"]["response"]["output"]["pattern"], "src/**");
     assert_eq!(parts[1]["functionResponse"]["response"]["error"], "refused: q");
+    assert_eq!(parts.len(), 2, "one part per call, no other: {content}");
     assert!(
         parts[0]["functionResponse"].get("id").is_none(),
         "no id was sent, none is returned"
@@ -668,6 +726,40 @@ fn strict_variants_fall_back_for_a_required_key_no_property_defines() {
         assert!(
             parameters.get("additionalProperties").is_none(),
             "{format:?}: {parameters}"
+        );
+    }
+}
+
+/// A mounted schema may put object keywords on a string (a real Notion
+/// schema did). Rewritten for strict mode they would give a string
+/// `properties`, `additionalProperties` and an untyped child, which the
+/// strict checkers refuse, and with it the whole request: strict
+/// definitions leave them out, as Gemini's do.
+#[test]
+fn object_keywords_on_a_string_are_left_out_of_strict_definitions() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"query": {"type": "string", "properties": {"x": {}}, "required": ["x"]}},
+        "required": ["query"],
+    });
+    let mut registry = ToolRegistry::new();
+    registry.register(Written::new("search_index", schema)).unwrap();
+    for format in [
+        Format::AnthropicStrict,
+        Format::OpenAiChatStrict,
+        Format::OpenAiResponsesStrict,
+    ] {
+        let definition = &registry.definitions(format, &Selection::all())[0];
+        let (strict, parameters) = match format {
+            Format::AnthropicStrict => (&definition["strict"], &definition["input_schema"]),
+            Format::OpenAiChatStrict => (&definition["function"]["strict"], &definition["function"]["parameters"]),
+            _ => (&definition["strict"], &definition["parameters"]),
+        };
+        assert_eq!(*strict, true, "{format:?}: {definition}");
+        assert_eq!(
+            parameters["properties"]["query"],
+            json!({"type": "string"}),
+            "{format:?}: {definition}"
         );
     }
 }

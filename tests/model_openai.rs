@@ -339,7 +339,8 @@ async fn denied_deferred_and_resumed_streaming() {
     let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
     assert_eq!(
         messages[3],
-        json!({"role": "tool", "tool_call_id": "call_1", "content": "Not Eve."})
+        // Refused: the text says it failed, as no flag can.
+        json!({"role": "tool", "tool_call_id": "call_1", "content": "Error: Not Eve."})
     );
     assert_eq!(
         messages[4],
@@ -366,11 +367,13 @@ async fn a_cancelled_streaming_run_leaves_a_valid_transcript() {
         .await;
     assert_eq!(outcome.stop, StopReason::Cancelled);
     assert_transcript_valid(&outcome.transcript);
-    // Either the stream was cut (no assistant message) or the call was
-    // answered as cancelled; both leave a transcript the API accepts.
-    if outcome.transcript.len() > 1 {
-        assert!(outcome.transcript[2].tool_results().all(|r| r.is_error));
-    }
+    // The call had started, so it stays, answered as cancelled.
+    let transcript = &outcome.transcript;
+    assert_eq!(transcript.len(), 3, "{transcript:?}");
+    let calls: Vec<&str> = transcript[1].tool_uses().map(|c| c.id.as_str()).collect();
+    assert_eq!(calls, ["call_1"]);
+    let result = transcript[2].tool_results().next().unwrap();
+    assert!(result.is_error && result.to_text().contains("cancel"), "{result:?}");
 }
 
 #[tokio::test]

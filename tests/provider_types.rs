@@ -296,6 +296,17 @@ async fn delete_branch(#[param(description = "The branch's name")] branch: Strin
     )))
 }
 
+/// Render a preview of the page; it fails half-way, keeping what it drew
+/// (a failure with an image, which Anthropic takes only as text, and an
+/// image of no bytes, which it refuses).
+#[tool]
+async fn render_preview() -> tool_runtime::ToolOutput {
+    let mut output = tool_runtime::ToolOutput::error("the renderer ran out of memory");
+    output.content.push(Content::image(PNG, "image/png"));
+    output.content.push(Content::image(b"", "image/png"));
+    output
+}
+
 fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     registry
@@ -310,6 +321,7 @@ fn registry() -> ToolRegistry {
         .and_then(|r| r.register(RotateLogs))
         .and_then(|r| r.register(Screenshot))
         .and_then(|r| r.register(DeleteBranch))
+        .and_then(|r| r.register(RenderPreview))
         .and_then(|r| r.register(Probe))
         .unwrap();
     registry
@@ -360,6 +372,8 @@ fn turn_with_outcomes() -> Vec<(&'static str, Value, bool)> {
         ("rotate_logs", json!({}), false),
         // The tool returns `Err(ToolError)`.
         ("delete_branch", json!({"branch": "main"}), true),
+        // It fails with an image.
+        ("render_preview", json!({}), true),
         (
             "probe",
             json!({"pattern": "**/*.rs", "max_results": "5", "mode": "WRITE", "window": {"start": 3}}),

@@ -14,7 +14,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::{ANTHROPIC, expressible, strict_schema};
-use super::{Carried, FormatError, call_id_and_name, carry, check_call_ids, result_ids};
+use super::{Carried, FAILED_WITHOUT_MESSAGE, FormatError, call_id_and_name, carry, check_call_ids, result_ids};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -39,6 +39,11 @@ pub(crate) fn definition(tool: &ToolDefinition, strict: bool) -> Value {
 /// The `tool_use` blocks of an assistant message (the message object, or
 /// its `content` array), in order. Ids must be present and distinct. A
 /// message whose content is plain text has no calls.
+///
+/// A message that was cut off (`stop_reason` `max_tokens` or
+/// `model_context_window_exceeded`) is read as it is, though its last
+/// call's input may be cut short: check the stop reason, and answer such
+/// calls as not run (as the agent loop does) rather than running them.
 pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     let content = message.get("content").unwrap_or(message);
     let blocks = match content {
@@ -58,17 +63,30 @@ pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
 
 /// One `tool_result` block. The API refuses a text block without text, so
 /// a result with nothing to read (a tool that returned `""`) says so in
-/// words instead.
+/// words instead. It refuses any block but text in a failed result ("all
+/// content must be type 'text' if 'is_error' is true"), so a failed
+/// result's images and documents are written as text: a text document's
+/// text inlined, any other block a note saying what it was.
 pub(crate) fn tool_result_block(result: &ToolResult) -> Value {
-    let mut content: Vec<Value> = result
-        .content
-        .iter()
-        .filter(|c| !matches!(c, Content::Text { text } if text.trim().is_empty()))
-        .map(content_block)
-        .collect();
+    let mut content: Vec<Value> = if result.is_error {
+        result
+            .content
+            .iter()
+            .map(super::block_text)
+            .filter(|text| !text.trim().is_empty())
+            .map(|text| json!({"type": "text", "text": text}))
+            .collect()
+    } else {
+        result
+            .content
+            .iter()
+            .filter(|c| !matches!(c, Content::Text { text } if text.trim().is_empty()))
+            .map(content_block)
+            .collect()
+    };
     if content.is_empty() {
         let said = if result.is_error {
-            "(the tool failed without a message)"
+            FAILED_WITHOUT_MESSAGE
         } else {
             "(the tool returned no output)"
         };
@@ -86,9 +104,9 @@ pub(crate) fn tool_result_block(result: &ToolResult) -> Value {
 }
 
 fn content_block(content: &Content) -> Value {
-    let titled = |mut block: Value, title: Option<&str>| {
+    let titled = |mut block: Value, title: Option<std::borrow::Cow<'_, str>>| {
         if let Some(title) = title {
-            block["title"] = Value::String(title.to_owned());
+            block["title"] = Value::String(title.into_owned());
         }
         block
     };
@@ -140,7 +158,7 @@ fn reply_message(results: &[ToolResult], notice: Option<&str>) -> Result<Value, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::ToolOutput;
+    use crate::output::{IntoToolOutput as _, ToolOutput};
 
     #[test]
     fn a_result_with_nothing_to_read_says_so() {
@@ -160,6 +178,63 @@ mod tests {
             block["content"],
             json!([{"type": "text", "text": "kept"}]),
             "empty blocks beside others are dropped"
+        );
+    }
+
+    /// The API refuses a failed result holding any block but text ("all
+    /// content must be type 'text' if 'is_error' is true"), and the
+    /// conversation with it.
+    #[test]
+    fn a_failed_result_holds_only_text() {
+        let mut output = ToolOutput::error("the render failed");
+        output.content.extend([
+            Content::image(b"\x89PNG", "image/png"),
+            Content::document(b"%PDF-1.4", "application/pdf", Some("partial.pdf".into())),
+            Content::document(b"line 1\n", "text/plain", Some("log.txt".into())),
+            Content::text(""),
+        ]);
+        let block = tool_result_block(&ToolResult::new("t", Some("toolu_1".into()), output));
+        assert_eq!(block["is_error"], true);
+        assert_eq!(
+            block["content"],
+            json!([
+                {"type": "text", "text": "the render failed"},
+                {"type": "text", "text": "[an image (image/png) that this format cannot show]"},
+                {"type": "text", "text": "[a PDF document \"partial.pdf\" that this format cannot show]"},
+                {"type": "text", "text": "log.txt:\nline 1\n"},
+            ]),
+            "{block}"
+        );
+        // A failure of only an image still says it failed.
+        let mut output = ToolOutput::error("");
+        output.content = vec![Content::image(b"", "image/png")];
+        let block = tool_result_block(&ToolResult::new("t", Some("toolu_1".into()), output));
+        assert_eq!(
+            block["content"],
+            json!([{"type": "text", "text": "[an image (image/png) with no data]"}])
+        );
+        // A success keeps its image and documents.
+        let output = vec![Content::image(b"\x89PNG", "image/png")].into_tool_output();
+        let block = tool_result_block(&ToolResult::new("t", Some("toolu_1".into()), output));
+        assert_eq!(block["content"][0]["type"], "image");
+    }
+
+    /// The API refuses an image of no bytes ("image cannot be empty"), and
+    /// a PDF of none is no PDF.
+    #[test]
+    fn an_empty_image_or_pdf_is_a_note() {
+        let output = vec![
+            Content::image(b"", "image/png"),
+            Content::document(b"", "application/pdf", Some("empty.pdf".into())),
+        ]
+        .into_tool_output();
+        let block = tool_result_block(&ToolResult::new("t", Some("toolu_1".into()), output));
+        assert_eq!(
+            block["content"],
+            json!([
+                {"type": "text", "text": "[an image (image/png) with no data]"},
+                {"type": "text", "text": "[a PDF document \"empty.pdf\" with no data]"},
+            ])
         );
     }
 

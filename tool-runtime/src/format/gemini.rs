@@ -8,9 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use super::strict::move_keywords;
-use super::{
-    Carried, FormatError, carry, check_call_ids, check_only_first_has_calls, check_result_ids_distinct, tool_name,
-};
+use super::{FormatError, check_call_ids, check_only_first_has_calls, check_result_ids_distinct, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
@@ -391,25 +389,18 @@ fn first_candidate_content(candidates: &Value) -> Result<Option<&Value>, FormatE
 /// The `role: "user"` content answering a model turn: one
 /// `functionResponse` part per result, in the order given (Gemini matches
 /// them to its calls by position, or by id where the calls had ids),
-/// `response.output` on success and `response.error` on failure; then an
-/// `inlineData` part for each image (JPEG, PNG, GIF, WebP) or PDF a result
-/// returned; other blocks its text names. Ids, where given, must be
+/// `response.output` on success and `response.error` on failure, and no
+/// other part: Gemini refuses a turn whose parts outnumber its calls.
+/// Images and documents are named in the text, not sent: Gemini 3 takes
+/// them only inside the `functionResponse` (its `parts`), which earlier
+/// models refuse (`function_response.parts is not supported for this
+/// model`), and this reply is for any model. Ids, where given, must be
 /// distinct; a reply of no results is an error (the API refuses a content
 /// without parts).
 pub fn reply(results: &[ToolResult]) -> Result<Value, FormatError> {
     FormatError::check_some_results(results)?;
     check_result_ids_distinct(results.iter().filter_map(|r| r.call_id.as_deref()))?;
-    let mut parts: Vec<Value> = results.iter().map(function_response_part).collect();
-    // Only what Gemini takes inline: images of the common types and PDFs.
-    // The others the response's text names (`text_beside`).
-    for block in results.iter().flat_map(|result| &result.content) {
-        let (mime_type, data) = match carry(block) {
-            Carried::Image { data, mime_type } => (mime_type, data),
-            Carried::Pdf { data, .. } => ("application/pdf", data),
-            _ => continue,
-        };
-        parts.push(json!({"inlineData": {"mimeType": mime_type, "data": data}}));
-    }
+    let parts: Vec<Value> = results.iter().map(function_response_part).collect();
     Ok(json!({"role": "user", "parts": parts}))
 }
 
@@ -428,8 +419,8 @@ fn function_response_part(result: &ToolResult) -> Value {
             }
             body
         }
-        // Its images and PDFs follow the results as parts of their own.
-        _ => json!({key: super::text_beside(result, true)}),
+        // Its images and documents its text names.
+        _ => json!({key: super::text_only(result)}),
     };
     let mut response = json!({"name": result.tool(), "response": body});
     if let Some(id) = &result.call_id {
@@ -441,7 +432,7 @@ fn function_response_part(result: &ToolResult) -> Value {
 /// What a result says beside its structured content, which goes as the
 /// output in its place: every block but the structured value's own JSON
 /// text (a mounted tool's summary, the note `with_warnings_shown` adds,
-/// the labels of images sent after the results).
+/// the notes naming its images and documents).
 fn notes_beside(result: &ToolResult, structured: &Value) -> String {
     // A string is its own text as it is; anything else, its JSON.
     let own_text = |block: &&Content| {
@@ -454,7 +445,7 @@ fn notes_beside(result: &ToolResult, structured: &Value) -> String {
         .content
         .iter()
         .filter(|block| !own_text(block))
-        .map(|block| super::block_text(block, true))
+        .map(super::block_text)
         .collect();
     notes.join("\n")
 }
@@ -637,30 +628,38 @@ mod tests {
         assert!(openapi_schema(&bare).get("required").is_none());
     }
 
+    /// Gemini refuses a turn whose parts outnumber its calls, and earlier
+    /// models refuse media inside a `functionResponse`: a reply is one
+    /// `functionResponse` part per result, its images and documents named
+    /// in the text (a GIF, which Gemini refuses, among them).
     #[test]
-    fn only_images_and_pdfs_go_inline() {
+    fn a_reply_is_one_function_response_per_result_its_media_named() {
         use crate::output::{Content, IntoToolOutput as _};
         let output = (vec![
             Content::image(b"png", "image/png"),
+            Content::image(b"GIF89a", "image/gif"),
             Content::document(b"gz", "application/gzip", None),
             Content::document(b"%PDF", "application/pdf", None),
         ])
         .into_tool_output();
-        let result = ToolResult::new("t", None, output);
-        let reply = reply(&[result]).unwrap();
-        let inline: Vec<&str> = reply["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|part| part["inlineData"]["mimeType"].as_str())
-            .collect();
-        assert_eq!(inline, ["image/png", "application/pdf"]);
-        // The text says where the attached ones are, and names the other.
+        let media = ToolResult::new("t", None, output);
+        let text = ToolResult::new("u", None, crate::ToolOutput::text("ok"));
+        let reply = reply(&[media, text]).unwrap();
+        let parts = reply["parts"].as_array().unwrap();
+        assert_eq!(parts.len(), 2, "{reply}");
+        assert!(
+            parts
+                .iter()
+                .all(|part| part.as_object().unwrap().keys().eq(["functionResponse"]))
+        );
+        assert!(!reply.to_string().contains("inlineData"), "{reply}");
+        assert!(parts[0]["functionResponse"].get("parts").is_none(), "{reply}");
         assert_eq!(
-            reply["parts"][0]["functionResponse"]["response"]["output"],
-            "[an image (image/png) sent after the results]\n\
+            parts[0]["functionResponse"]["response"]["output"],
+            "[an image (image/png) that this format cannot show]\n\
+             [an image (image/gif) that this format cannot show]\n\
              [a document (application/gzip) that this format cannot show]\n\
-             [a PDF document sent after the results]"
+             [a PDF document that this format cannot show]"
         );
     }
 

@@ -1,12 +1,15 @@
 //! MCP (Model Context Protocol): `tools/list` entries, `tools/call`
 //! requests in, `CallToolResult` out.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use super::{FormatError, tool_name};
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
 use crate::result::ToolResult;
+use crate::text::clip;
 use crate::tool::ToolDefinition;
 
 /// `{name, title?, description, inputSchema, outputSchema?, annotations?}`.
@@ -71,7 +74,7 @@ pub fn reply(result: &ToolResult) -> Value {
             let text = format!(
                 "[The structured result was left out: `{}` is null where its output schema wants a value \
                  (a number that is not finite is written as null). The text above is all of the answer.]",
-                crate::text::clip(path)
+                clip(path)
             );
             content.push(json!({"type": "text", "text": text}));
             is_error = true;
@@ -96,7 +99,9 @@ fn content_block(content: &Content) -> Value {
         Content::Text { text } => json!({"type": "text", "text": text}),
         Content::Image { data, mime_type } => json!({"type": "image", "data": data, "mimeType": mime_type}),
         Content::Document { data, mime_type, title } => {
-            let name = title.clone().unwrap_or_else(|| "document".to_owned());
+            // A title can be anything a server sent (a `data:` URI): cut
+            // as any name is.
+            let name = title.as_deref().map_or(Cow::Borrowed("document"), clip);
             json!({
                 "type": "resource",
                 "resource": {"uri": format!("document:///{}", uri_safe(&name)), "mimeType": mime_type, "blob": data},

@@ -5,7 +5,7 @@
 //! tool's one cached schema and kept, so listing definitions builds no schema
 //! per call; [`strict`] holds the schema rewrites the strict variants need.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::collections::HashSet;
 use std::fmt;
 use std::hash::Hash;
@@ -450,74 +450,99 @@ pub(crate) fn check_result_ids_distinct<'a>(ids: impl Iterator<Item = &'a str>) 
 
 /// How a content block travels to providers that take only common media
 /// (the Anthropic and OpenAI APIs refuse, say, an SVG image or a Markdown
-/// file sent as base64).
+/// file sent as base64). A document's title is cut as any name is
+/// ([`clip`]): it is sent beside the text, and counts toward no limit.
 pub(crate) enum Carried<'a> {
     /// Plain text.
     Text(&'a str),
     /// A `text/*` document, decoded.
-    TextDocument { text: String, title: Option<&'a str> },
+    TextDocument { text: String, title: Option<Cow<'a, str>> },
     /// A JPEG, PNG, GIF or WebP image.
     Image { data: &'a str, mime_type: &'a str },
     /// A PDF document.
-    Pdf { data: &'a str, title: Option<&'a str> },
+    Pdf { data: &'a str, title: Option<Cow<'a, str>> },
     /// Anything else, as a sentence saying what it was.
     Note(String),
 }
 
-/// Image types every provider here accepts.
+/// Image types every provider here that takes images in a result accepts
+/// (Anthropic, OpenAI Responses; Gemini is sent none, see
+/// [`gemini::reply`]).
 const IMAGE_TYPES: &[&str] = &["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// What a failed result with no text to read says instead (the Anthropic
+/// API refuses an empty text block, and an empty answer reads as success).
+pub(crate) const FAILED_WITHOUT_MESSAGE: &str = "(the tool failed without a message)";
 
 pub(crate) fn carry(content: &crate::Content) -> Carried<'_> {
     use crate::Content;
     match content {
         Content::Text { text } => Carried::Text(text),
+        // An image of no bytes the APIs refuse ("image cannot be empty").
+        Content::Image { data, mime_type } if data.is_empty() => {
+            Carried::Note(format!("[an image ({}) with no data]", clip(mime_type)))
+        }
         Content::Image { data, mime_type } if IMAGE_TYPES.contains(&mime_type.as_str()) => {
             Carried::Image { data, mime_type }
         }
         Content::Image { mime_type, .. } => {
             Carried::Note(format!("[an image ({}) that this format cannot show]", clip(mime_type)))
         }
-        Content::Document { data, mime_type, title } if mime_type == "application/pdf" => Carried::Pdf {
+        Content::Document {
             data,
-            title: title.as_deref(),
+            mime_type,
+            title: name,
+        } if mime_type == "application/pdf" && data.is_empty() => {
+            Carried::Note(format!("[a PDF document{} with no data]", quoted(cut_title(name))))
+        }
+        Content::Document {
+            data,
+            mime_type,
+            title: name,
+        } if mime_type == "application/pdf" => Carried::Pdf {
+            data,
+            title: cut_title(name),
         },
-        Content::Document { mime_type, title, .. } if content.is_text_document() => match content.document_text() {
+        Content::Document {
+            mime_type, title: name, ..
+        } if content.is_text_document() => match content.document_text() {
             Some(text) => Carried::TextDocument {
                 text,
-                title: title.as_deref(),
+                title: cut_title(name),
             },
             None => Carried::Note(format!("[a {} document that is not valid UTF-8 text]", clip(mime_type))),
         },
         // What a server named its document is quoted cut, as any name.
-        Content::Document { mime_type, title, .. } => Carried::Note(format!(
+        Content::Document {
+            mime_type, title: name, ..
+        } => Carried::Note(format!(
             "[a document{} ({}) that this format cannot show]",
-            title.as_ref().map(|t| format!(" \"{}\"", clip(t))).unwrap_or_default(),
+            quoted(cut_title(name)),
             clip(mime_type)
         )),
     }
 }
 
-/// The content of a result as text, for formats whose results are text
-/// only: text documents are inlined, other blocks become a short note.
-pub(crate) fn text_only(result: &ToolResult) -> String {
-    text_beside(result, false)
+/// A document's title, cut as any name is.
+fn cut_title(title: &Option<String>) -> Option<Cow<'_, str>> {
+    title.as_deref().map(clip)
 }
 
-/// As [`text_only`], for a format that sends the result's images and PDFs
-/// (`attached`) as parts of their own after the results: their notes say
-/// so instead of saying they cannot be shown.
-pub(crate) fn text_beside(result: &ToolResult, attached: bool) -> String {
-    let parts: Vec<String> = result.content.iter().map(|block| block_text(block, attached)).collect();
+/// ` "title"` for a block that has one, else nothing.
+fn quoted(title: Option<Cow<'_, str>>) -> String {
+    title.map(|t| format!(" \"{t}\"")).unwrap_or_default()
+}
+
+/// The content of a result as text, for formats whose results are text
+/// only: text documents are inlined (after their title), other blocks
+/// become a short note.
+pub(crate) fn text_only(result: &ToolResult) -> String {
+    let parts: Vec<String> = result.content.iter().map(block_text).collect();
     parts.join("\n")
 }
 
-/// One block as [`text_beside`] words it.
-pub(crate) fn block_text(block: &crate::Content, attached: bool) -> String {
-    let cannot = if attached {
-        "sent after the results"
-    } else {
-        "that this format cannot show"
-    };
+/// One block as [`text_only`] words it.
+pub(crate) fn block_text(block: &crate::Content) -> String {
     match carry(block) {
         Carried::Text(text) => text.to_owned(),
         Carried::TextDocument {
@@ -525,11 +550,8 @@ pub(crate) fn block_text(block: &crate::Content, attached: bool) -> String {
             title: Some(title),
         } => format!("{title}:\n{text}"),
         Carried::TextDocument { text, title: None } => text,
-        Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) {cannot}]"),
-        Carried::Pdf { title, .. } => format!(
-            "[a PDF document{} {cannot}]",
-            title.map(|t| format!(" \"{t}\"")).unwrap_or_default()
-        ),
+        Carried::Image { mime_type, .. } => format!("[an image ({mime_type}) that this format cannot show]"),
+        Carried::Pdf { title, .. } => format!("[a PDF document{} that this format cannot show]", quoted(title)),
         Carried::Note(note) => note,
     }
 }
@@ -563,6 +585,42 @@ mod tests {
             panic!("an image of an unknown type is a note")
         };
         assert!(note.len() < 400, "{} bytes", note.len());
+    }
+
+    /// A title is any text a tool or a server chose (a mounted resource's
+    /// `data:` URI): each format that sends it sends it cut.
+    #[test]
+    fn a_document_s_title_is_cut_wherever_it_is_sent() {
+        use crate::output::{Content, IntoToolOutput as _};
+        let long = format!("data:text/plain;base64,{}", "QUJD".repeat(100_000));
+        let output = vec![
+            Content::document(b"%PDF-1.4", "application/pdf", Some(long.clone())),
+            Content::document(b"text", "text/plain", Some(long.clone())),
+            Content::document(b"%PDF-1.4", "application/pdf", Some(format!("a\n{long}"))),
+        ]
+        .into_tool_output();
+        let result = ToolResult::new("t", Some("c1".into()), output);
+        let mut failed = result.clone();
+        failed.is_error = true;
+        let replies = [
+            anthropic::reply(std::slice::from_ref(&result)).unwrap(),
+            anthropic::reply(std::slice::from_ref(&failed)).unwrap(),
+            Value::Array(openai::chat_reply(std::slice::from_ref(&result)).unwrap()),
+            Value::Array(openai::responses_reply(std::slice::from_ref(&result)).unwrap()),
+            gemini::reply(std::slice::from_ref(&result)).unwrap(),
+            mcp::reply(&result),
+        ];
+        for reply in replies {
+            let text = reply.to_string();
+            assert!(text.len() < 2_000, "{} bytes: {}", text.len(), &text[..300]);
+            // The marker says how long it was (MCP's uri spells it with `_`).
+            assert!(text.contains("cut") && text.contains("400023"), "{text}");
+        }
+        // Cut, its line breaks shown, never starting a line of their own.
+        let Carried::Pdf { title: Some(title), .. } = carry(&result.content[2]) else {
+            panic!("a PDF")
+        };
+        assert!(title.starts_with("a\\ndata:"), "{title}");
     }
 
     #[test]

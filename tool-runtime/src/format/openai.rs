@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use super::strict::{OPENAI, expressible, strict_schema, within_openai_limits};
 use super::{
-    Carried, FormatError, call_id_and_name, carry, check_call_ids, check_only_first_has_calls, result_ids, text_only,
+    Carried, FAILED_WITHOUT_MESSAGE, FormatError, call_id_and_name, carry, check_call_ids, check_only_first_has_calls,
+    result_ids, text_only,
 };
 use crate::call::{CallArguments, ToolCall};
 use crate::output::Content;
@@ -64,6 +65,11 @@ pub(crate) fn responses_definition(tool: &ToolDefinition, strict: bool) -> Value
 /// completion whose answer's choice has no message (a streamed chunk's
 /// `delta`, say), and one whose other choices hold calls too (pass the
 /// message of the choice to answer).
+///
+/// A completion that was cut off (`finish_reason: "length"`) is read as
+/// it is, though its last call's arguments may be cut short (the binder
+/// then refuses them as `json_parse_error`): check the finish reason, and
+/// answer such calls as not run rather than running them.
 pub fn chat_tool_calls(message: &Value) -> Result<Vec<ToolCall>, FormatError> {
     if !message.is_object() {
         // A `tool_calls` list or `null` passed for the message would
@@ -158,14 +164,37 @@ fn raw_arguments(arguments: Option<&Value>) -> CallArguments {
 
 /// One `role: "tool"` message per result, in the order given (the order
 /// of the calls). Chat tool messages carry text only; an image or document
-/// becomes a note saying it is not shown. Every result needs its call's id.
+/// becomes a note saying it is not shown. OpenAI has no flag for a failed
+/// result, so a failure's text says so itself: it begins `Error: ` (unless
+/// it did already), and one without a message says that it failed without
+/// one. Every result needs its call's id.
 pub fn chat_reply(results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
     let ids = result_ids(results)?;
     Ok(results
         .iter()
         .zip(ids)
-        .map(|(r, id)| json!({"role": "tool", "tool_call_id": id, "content": text_only(r)}))
+        .map(|(r, id)| json!({"role": "tool", "tool_call_id": id, "content": reply_text(r)}))
         .collect())
+}
+
+/// A result's text as the model reads it: a failure's marked as one.
+fn reply_text(result: &ToolResult) -> String {
+    let text = text_only(result);
+    if result.is_error { error_text(&text) } else { text }
+}
+
+/// The text of a failed result where nothing else says it failed:
+/// `Error: ` before it (unless it starts so already), and a failure
+/// without a message says so, never reading as an empty success.
+pub(crate) fn error_text(text: &str) -> String {
+    let text = text.trim_start();
+    if text.trim_end().is_empty() {
+        format!("Error: {FAILED_WITHOUT_MESSAGE}")
+    } else if text.get(..6).is_some_and(|start| start.eq_ignore_ascii_case("error:")) {
+        text.to_owned()
+    } else {
+        format!("Error: {text}")
+    }
 }
 
 /// The `function_call` items of a Responses output (the response object,
@@ -195,7 +224,8 @@ pub fn responses_tool_calls(response: &Value) -> Result<Vec<ToolCall>, FormatErr
 
 /// One `function_call_output` item per result, in the order given. Text
 /// results are a string; results with images or documents are a list of
-/// input items. Every result needs its call's id.
+/// input items. A failure's text says it failed, as in [`chat_reply`].
+/// Every result needs its call's id.
 pub fn responses_reply(results: &[ToolResult]) -> Result<Vec<Value>, FormatError> {
     let ids = result_ids(results)?;
     Ok(results
@@ -203,9 +233,20 @@ pub fn responses_reply(results: &[ToolResult]) -> Result<Vec<Value>, FormatError
         .zip(ids)
         .map(|(r, id)| {
             let output = if r.content.iter().all(|c| matches!(c, Content::Text { .. })) {
-                Value::String(r.text())
+                Value::String(reply_text(r))
             } else {
-                Value::Array(r.content.iter().map(response_input_item).collect())
+                let mut items: Vec<Value> = r.content.iter().map(response_input_item).collect();
+                if r.is_error {
+                    // The first text says it failed, or a text saying so
+                    // comes first.
+                    match items.first_mut() {
+                        Some(item) if item["type"] == "input_text" => {
+                            item["text"] = Value::String(error_text(item["text"].as_str().unwrap_or_default()));
+                        }
+                        _ => items.insert(0, json!({"type": "input_text", "text": error_text("")})),
+                    }
+                }
+                Value::Array(items)
             };
             json!({"type": "function_call_output", "call_id": id, "output": output})
         })
@@ -225,7 +266,7 @@ fn response_input_item(content: &Content) -> Value {
         Carried::Pdf { data, title } => json!({
             "type": "input_file",
             "file_data": format!("data:application/pdf;base64,{data}"),
-            "filename": title.unwrap_or("document.pdf"),
+            "filename": title.as_deref().unwrap_or("document.pdf"),
         }),
     }
 }
@@ -342,6 +383,46 @@ mod tests {
         );
         assert_eq!(first_choice(&[json!({"index": 2})]), None);
         assert!(chat_tool_calls(&json!({"choices": [{"index": 1, "message": calls}]})).is_err());
+    }
+
+    /// OpenAI has no flag for a failed result: its text says so, and a
+    /// failure without a message never reads as an empty success.
+    #[test]
+    fn a_failure_says_so_where_no_flag_can() {
+        use crate::output::{IntoToolOutput as _, ToolOutput};
+        let result = |output: ToolOutput| ToolResult::new("t", Some("call_1".into()), output);
+        for (output, expected) in [
+            (ToolOutput::error(""), "Error: (the tool failed without a message)"),
+            (ToolOutput::error(" \n"), "Error: (the tool failed without a message)"),
+            (ToolOutput::error("not found"), "Error: not found"),
+            // Said once, not twice.
+            (ToolOutput::error("Error: disk full"), "Error: disk full"),
+            (ToolOutput::error("error: disk full"), "error: disk full"),
+            (ToolOutput::text("not found"), "not found"),
+            (ToolOutput::text(""), ""),
+        ] {
+            let result = result(output);
+            assert_eq!(
+                chat_reply(std::slice::from_ref(&result)).unwrap()[0]["content"],
+                expected
+            );
+            assert_eq!(responses_reply(&[result]).unwrap()[0]["output"], expected);
+        }
+        // A failure with an image: its first text says it failed...
+        let mut failed = vec![Content::text("render failed"), Content::image(b"png", "image/png")].into_tool_output();
+        failed.is_error = true;
+        let output = &responses_reply(&[result(failed)]).unwrap()[0]["output"];
+        assert_eq!(output[0], json!({"type": "input_text", "text": "Error: render failed"}));
+        assert_eq!(output[1]["type"], "input_image");
+        // ... or a text saying so comes first.
+        let mut failed = vec![Content::image(b"png", "image/png")].into_tool_output();
+        failed.is_error = true;
+        let output = &responses_reply(&[result(failed)]).unwrap()[0]["output"];
+        assert_eq!(
+            output[0],
+            json!({"type": "input_text", "text": "Error: (the tool failed without a message)"})
+        );
+        assert_eq!(output[1]["type"], "input_image");
     }
 
     #[test]

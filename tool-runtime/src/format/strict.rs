@@ -100,17 +100,19 @@ pub fn expressible(schema: &Value) -> bool {
         "minProperties",
         "maxProperties",
     ];
-    if UNSUPPORTED.iter().any(|key| node.contains_key(*key)) {
+    // Keywords of another type than the node's the strict form leaves out
+    // ([`foreign_keywords`]), so they are not judged.
+    let foreign = foreign_keywords(node);
+    if UNSUPPORTED
+        .iter()
+        .any(|key| node.contains_key(*key) && !foreign.contains(key))
+    {
         return false;
     }
     if !node.contains_key("type") && !node.contains_key("enum") {
         return false;
     }
-    let is = |ty: &str| match node.get("type") {
-        Some(Value::String(t)) => t == ty,
-        Some(Value::Array(types)) => types.iter().any(|t| t == ty),
-        _ => false,
-    };
+    let is = |ty: &str| has_type(node, ty);
     if is("object") {
         let closed = node
             .get("additionalProperties")
@@ -130,6 +132,39 @@ pub fn expressible(schema: &Value) -> bool {
         return false;
     }
     true
+}
+
+/// Whether the node's `type` names `ty` (alone, or in a list of types).
+fn has_type(node: &Map<String, Value>, ty: &str) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(types)) => types.iter().any(|t| t == ty),
+        _ => false,
+    }
+}
+
+/// The keywords of an object's values or a list's on a node whose type is
+/// neither (a schema written elsewhere may hold `properties` on a
+/// string): they say nothing of its values, and rewritten for strict mode
+/// they would put object keywords on a string, which the strict checkers
+/// refuse (and with it the whole request). The strict form leaves them
+/// out, as Gemini's does.
+fn foreign_keywords(node: &Map<String, Value>) -> Vec<&'static str> {
+    const OBJECT: &[&str] = &[
+        "properties",
+        "required",
+        "additionalProperties",
+        "minProperties",
+        "maxProperties",
+    ];
+    const ARRAY: &[&str] = &["items", "minItems", "maxItems", "uniqueItems"];
+    let mut foreign = Vec::new();
+    for (ty, keywords) in [("object", OBJECT), ("array", ARRAY)] {
+        if !has_type(node, ty) {
+            foreign.extend(keywords.iter().copied().filter(|key| node.contains_key(*key)));
+        }
+    }
+    foreign
 }
 
 /// Whether a strict schema stays within the sizes OpenAI's strict mode
@@ -211,6 +246,9 @@ fn rewrite(schema: &mut Value, rules: &StrictRules) {
     let Value::Object(node) = schema else {
         return;
     };
+    for key in foreign_keywords(node) {
+        node.remove(key);
+    }
     move_keywords(node, rules.moved);
     if node
         .get("format")
@@ -422,6 +460,37 @@ mod tests {
         assert!(!expressible(&nested));
         let defined = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]});
         assert!(expressible(&defined));
+    }
+
+    /// Some servers write object keywords on a string (a real Notion
+    /// schema did): rewritten, they would put `properties` and
+    /// `additionalProperties` on a string and leave its untyped child,
+    /// which the strict checkers refuse, and the whole request with it.
+    #[test]
+    fn keywords_of_another_type_are_left_out_of_the_strict_form() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "properties": {"x": {}}, "required": ["x"], "minProperties": 1},
+                "tags": {"type": "array", "items": {"type": "string"}, "properties": {"x": {}}},
+                "note": {"type": "string", "items": {}, "maxItems": 2},
+            },
+            "required": ["id", "tags", "note"],
+        });
+        assert!(expressible(&schema));
+        for rules in [&OPENAI, &ANTHROPIC] {
+            let strict = strict_schema(&schema, rules);
+            assert_eq!(strict["properties"]["id"], json!({"type": "string"}), "{strict}");
+            assert_eq!(
+                strict["properties"]["tags"],
+                json!({"type": "array", "items": {"type": "string"}}),
+                "{strict}"
+            );
+            assert_eq!(strict["properties"]["note"], json!({"type": "string"}), "{strict}");
+        }
+        // An object's own keywords are still judged.
+        let open = json!({"type": "object", "properties": {"m": {"type": "object", "properties": {"x": {}}}}});
+        assert!(!expressible(&open));
     }
 
     #[test]

@@ -1084,7 +1084,11 @@ fn output_of(result: &Value) -> ToolOutput {
                     .as_str()
                     .unwrap_or("application/octet-stream")
                     .to_owned(),
-                title: block["resource"]["uri"].as_str().map(str::to_owned),
+                // The uri names the document; it can be a `data:` URI of
+                // any length, so it is cut as any name.
+                title: block["resource"]["uri"]
+                    .as_str()
+                    .map(|uri| crate::text::clip(uri).into_owned()),
             }),
             Some("resource") if block["resource"]["text"].is_string() => {
                 let resource = &block["resource"];
@@ -1392,6 +1396,22 @@ mod tests {
             output.content[4],
             Content::text("[audio (audio/wav, about 3 bytes) that cannot be shown here]")
         );
+    }
+
+    /// A resource's uri names its document; a `data:` URI can be
+    /// megabytes, which no format would cut or count: it is cut at once.
+    #[test]
+    fn a_document_s_uri_is_cut_as_its_title() {
+        let uri = format!("data:application/pdf;base64,{}", "JVBE".repeat(100_000));
+        let output = output_of(&json!({"content": [
+            {"type": "resource", "resource": {"uri": uri, "mimeType": "application/pdf", "blob": "JVBE"}},
+        ]}));
+        let Content::Document { title: Some(title), .. } = &output.content[0] else {
+            panic!("a document: {:?}", output.content)
+        };
+        assert!(title.len() < 200, "{} bytes", title.len());
+        assert!(title.starts_with("data:application/pdf;base64,JVBE"), "{title}");
+        assert!(title.ends_with("(cut, 400028 characters in all)"), "{title}");
     }
 
     /// A remote image reaches a provider only as an image it accepts:

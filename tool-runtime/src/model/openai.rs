@@ -18,7 +18,7 @@ use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
 };
-use crate::format::openai::first_choice;
+use crate::format::openai::{error_text, first_choice};
 use crate::format::{Format, check_call_id};
 use crate::sse::SseEvent;
 use crate::text::clip;
@@ -313,7 +313,15 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
         Role::User => {
             let mut out: Vec<Value> = message
                 .tool_results()
-                .map(|r| json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": r.to_text()}))
+                .map(|r| {
+                    // No flag says a result failed: its text does.
+                    let text = if r.is_error {
+                        error_text(&r.to_text())
+                    } else {
+                        r.to_text()
+                    };
+                    json!({"role": "tool", "tool_call_id": r.tool_use_id, "content": text})
+                })
                 .collect();
             let text = joined_text(message);
             if !text.is_empty() || out.is_empty() {
