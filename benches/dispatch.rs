@@ -158,18 +158,34 @@ async fn run_side(registry: &ToolRegistry, case: &str, ours: bool, n: usize) {
                 black_box(registry.call("search_files", black_box(VALID)).await);
             }
             ("three-coercions", true) => {
-                let result = registry.call("search_files", black_box(COERCED)).await;
-                debug_assert_eq!(result.warnings.len(), 3);
-                black_box(result);
+                black_box(registry.call("search_files", black_box(COERCED)).await);
             }
             ("five-problems", true) => {
-                let result = registry.call("search_files", black_box(FIVE_PROBLEMS)).await;
-                debug_assert_eq!(result.errors.len(), 5, "{}", result.text());
-                black_box(result);
+                black_box(registry.call("search_files", black_box(FIVE_PROBLEMS)).await);
             }
             _ => unreachable!("unknown case {case}"),
         }
     }
+}
+
+/// Checks, before anything is measured, that each case's call of ours
+/// does what the case says: a measurement of a call that went otherwise
+/// (refused, or taking another path) would mean nothing.
+fn check_cases(registry: &ToolRegistry) {
+    let rt = runtime();
+    let valid: Value = serde_json::from_str(VALID).unwrap();
+    let call = |arguments: tool_runtime::Arguments<'static>| rt.block_on(registry.call("search_files", arguments));
+    for result in [call(VALID.into()), call(valid.into())] {
+        assert!(!result.is_error && result.warnings.is_empty(), "{}", result.text());
+        assert_eq!(result.text(), "src/**/*.rs");
+    }
+    let coerced = call(COERCED.into());
+    assert!(!coerced.is_error, "{}", coerced.text());
+    assert_eq!(coerced.warnings.len(), 3, "{:?}", coerced.warning_codes());
+    let refused = call(FIVE_PROBLEMS.into());
+    assert_eq!(refused.errors.len(), 5, "{}", refused.text());
+    let stamped = rt.block_on(registry.call("stamp", "{}"));
+    assert_eq!(stamped.text(), "ok");
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -264,6 +280,12 @@ fn instructions(case: &str, side: &str, n: usize) -> Option<u64> {
         .output()
         .ok()?;
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // A child that failed measured nothing (valgrind itself missing is
+    // the `None` above).
+    assert!(
+        output.status.success(),
+        "the run of {case}:{side}:{n} failed:\n{stderr}"
+    );
     stderr
         .lines()
         .find_map(|line| line.split("Collected :").nth(1))
@@ -312,6 +334,7 @@ fn calls() {
     println!(
         "per call, ours against the limit (instructions from callgrind; wall clock, median of 25 alternating batches):"
     );
+    check_cases(&registry());
     println!("| case | limit | instructions ours / limit | ratio | wall ns ours / limit | ratio | target |");
     println!("|---|---|---|---|---|---|---|");
     let mut missing_valgrind = false;

@@ -328,8 +328,9 @@ static TOUCHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 
 /// A call that streams in after the run was cancelled never runs its
 /// tool, however the call's task and the run's cancellation are scheduled
-/// (run many times: an unordered race would show in some of them).
-#[tokio::test]
+/// (run many times on two worker threads, where the call's task may run
+/// beside the run: an unordered race would show in some of them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_streamed_after_the_run_was_cancelled_never_runs() {
     for _ in 0..24 {
         let cancellation = Cancellation::new();

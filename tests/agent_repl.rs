@@ -284,13 +284,18 @@ async fn an_interrupt_stops_what_runs_and_at_the_prompt_ends_the_session() {
     let session = tokio::spawn(repl);
     let mut seen = String::new();
 
+    let hold_started = || async {
+        tokio::time::timeout(Duration::from_secs(30), HOLD_STARTED.notified())
+            .await
+            .expect("the tool started");
+    };
     input.write_all(b"Hold on.\n").await.unwrap();
-    HOLD_STARTED.notified().await;
+    hold_started().await;
     interrupt.press();
     read_until(&mut output, &mut seen, "[stopped: cancelled]\n").await;
 
     input.write_all(b"/call hold {}\n").await.unwrap();
-    HOLD_STARTED.notified().await;
+    hold_started().await;
     interrupt.press();
     read_until(&mut output, &mut seen, "result (error, ").await;
 
@@ -304,7 +309,10 @@ async fn an_interrupt_stops_what_runs_and_at_the_prompt_ends_the_session() {
         .unwrap()
         .unwrap();
     output.read_to_string(&mut seen).await.unwrap();
-    assert!(seen.contains("cancel"), "the stopped call says so:\n{seen}");
+    // The `/call` result's text, on the line after its heading.
+    let (_, called) = seen.split_once("result (error, ").unwrap();
+    let called = called.lines().nth(1).unwrap_or_default();
+    assert!(called.contains("was cancelled"), "the stopped call says so:\n{seen}");
     // The stopped call was answered before the next line was sent.
     let requests = model.requests();
     assert_eq!(requests.len(), 2, "{seen}");
