@@ -131,9 +131,14 @@ fn a_strict_expressible_tool_in_every_format() {
 fn definitions_are_rendered_once_and_kept() {
     let registry = registry();
     let only_probe = Selection::all().allow(["probe"]);
-    let first: *const Value = &registry.definitions(Format::OpenAiChatStrict, &only_probe)[0];
-    let second: *const Value = &registry.definitions(Format::OpenAiChatStrict, &only_probe)[0];
-    assert_eq!(first, second, "the second request reuses the first rendering");
+    // Both listings held at once, so a second rendering could not reuse
+    // the first one's freed memory.
+    let first = registry.definitions(Format::OpenAiChatStrict, &only_probe);
+    let second = registry.definitions(Format::OpenAiChatStrict, &only_probe);
+    assert!(
+        std::ptr::eq(&first[0], &second[0]),
+        "the second request reuses the first rendering"
+    );
 }
 
 #[test]

@@ -150,8 +150,10 @@ async fn common_checks(registry: &ToolRegistry, mounts: &McpMounts) {
     assert!(!result.is_error, "{}", result.text());
     assert!(result.text().contains("5 int tags=['x']"), "{}", result.text());
     let warnings = result.warning_codes();
-    assert!(warnings.iter().any(|w| w.ends_with(":a")), "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.ends_with(":tags")), "{warnings:?}");
+    assert_eq!(
+        warnings,
+        ["string_literal_converted_to_integer:a", "scalar_coerced_to_list:tags"]
+    );
 
     // Refused here: the remote never sees it.
     let refused = registry.call("py__add", json!({"a": "two", "tags": []})).await;

@@ -458,8 +458,9 @@ async fn our_client_mounts_our_server_over_http_with_a_token() {
     assert_eq!(mounts.servers()[0].tools, ["echo__echo"]);
     let result = registry.call("echo__echo", json!({"text": 42})).await;
     assert_eq!(result.text(), "42");
-    assert!(
-        !result.warning_codes().is_empty(),
+    assert_eq!(
+        result.warning_codes(),
+        ["scalar_converted_to_string:text"],
         "42 became \"42\" here, with a warning"
     );
 

@@ -548,6 +548,7 @@ pub fn assert_anthropic_requests(server: &Server, key: &str) {
     let requests = server.requests();
     assert!(!requests.is_empty());
     let first_tools = raw_array(&requests[0].raw_body, "tools");
+    assert!(first_tools.is_some(), "the first request has no tools");
     for request in &requests {
         assert_eq!(request.path, "/v1/messages");
         assert_eq!(request.headers["x-api-key"], key);
@@ -589,6 +590,7 @@ pub fn assert_openai_requests(server: &Server, key: &str) {
     let requests = server.requests();
     assert!(!requests.is_empty());
     let first_tools = raw_array(&requests[0].raw_body, "tools");
+    assert!(first_tools.is_some(), "the first request has no tools");
     for request in &requests {
         assert_eq!(request.path, "/v1/chat/completions");
         assert_eq!(request.headers["authorization"], format!("Bearer {key}"));
