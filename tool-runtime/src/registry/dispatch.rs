@@ -205,16 +205,26 @@ impl ToolRegistry {
         if external.is_some_and(Cancellation::is_cancelled) {
             return Err(Box::new(not_started(name, id)));
         }
-        let Some(found) = self.find(name) else {
-            let names = self.names();
-            let unknown = ToolResult::unknown_tool(name, id, names.iter().map(String::as_str));
-            return Err(Box::new(unknown));
-        };
-        let tool = found.get();
+        // A mounted tool is held for the call: its server may replace it.
         // Only a native tool's result has a shape to check it against.
-        let output_shape = match found {
-            Found::Native(tool) => tool.definition().output_shape(),
-            Found::Mounted(_) => None,
+        let mounted;
+        let mut output_shape = None;
+        let tool = match self.registered(name) {
+            Some(tool) => {
+                output_shape = tool.definition().output_shape();
+                tool
+            }
+            None => match self.mounted(name) {
+                Some(tool) => {
+                    mounted = tool;
+                    &*mounted
+                }
+                None => {
+                    let names = self.names();
+                    let unknown = ToolResult::unknown_tool(name, id, names.iter().map(String::as_str));
+                    return Err(Box::new(unknown));
+                }
+            },
         };
         let definition = tool.definition();
         // Only plain `fn` bodies count here; the MCP server bounds its own
@@ -291,8 +301,9 @@ impl ToolRegistry {
         scope: &CallScope<'_>,
     ) -> Result<(ToolFuture, Vec<Warning>), Failure> {
         let definition = tool.definition();
+        // The size was checked before the fast path.
         let (map, report) = self
-            .normalized(definition, arguments, scope.null_is_absent())
+            .normalized_within_size(definition, arguments, scope.null_is_absent())
             .map_err(|e| Failure::Arguments(Report::error(e)))?;
         log_coerced(definition, &report.warnings, report.warning_count());
         if report.refused() {

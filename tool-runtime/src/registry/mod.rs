@@ -525,6 +525,18 @@ impl ToolRegistry {
         null_is_absent: bool,
     ) -> Result<(Map<String, Value>, Report), CallError> {
         self.check_size(&arguments)?;
+        self.normalized_within_size(definition, arguments, null_is_absent)
+    }
+
+    /// [`normalized`](Self::normalized), for arguments whose size was
+    /// checked already.
+    #[inline(always)]
+    pub(crate) fn normalized_within_size(
+        &self,
+        definition: &ToolDefinition,
+        arguments: Arguments<'_>,
+        null_is_absent: bool,
+    ) -> Result<(Map<String, Value>, Report), CallError> {
         let mode = self.mode_for(definition);
         let (mut map, decoded) = bind::argument_object(arguments, mode)?;
         let mut report = bind::normalize(definition.params(), &mut map, mode, null_is_absent);
