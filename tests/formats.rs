@@ -713,14 +713,7 @@ fn strict_variants_fall_back_for_a_required_key_no_property_defines() {
         Format::OpenAiResponsesStrict,
     ] {
         let definition = &registry.definitions(format, &Selection::all())[0];
-        let (strict, parameters) = match format {
-            Format::AnthropicStrict => (definition.get("strict"), &definition["input_schema"]),
-            Format::OpenAiChatStrict => (
-                definition["function"].get("strict"),
-                &definition["function"]["parameters"],
-            ),
-            _ => (definition.get("strict"), &definition["parameters"]),
-        };
+        let (strict, parameters) = strict_and_parameters(format, definition);
         assert!(strict.is_none_or(|s| *s == false), "{format:?}: {definition}");
         assert_eq!(
             parameters["properties"], schema["properties"],
@@ -732,6 +725,19 @@ fn strict_variants_fall_back_for_a_required_key_no_property_defines() {
             parameters.get("additionalProperties").is_none(),
             "{format:?}: {parameters}"
         );
+    }
+}
+
+/// A strict format's definition: its `strict` flag, if any, and its
+/// parameters' schema.
+fn strict_and_parameters(format: Format, definition: &Value) -> (Option<&Value>, &Value) {
+    match format {
+        Format::AnthropicStrict => (definition.get("strict"), &definition["input_schema"]),
+        Format::OpenAiChatStrict => (
+            definition["function"].get("strict"),
+            &definition["function"]["parameters"],
+        ),
+        _ => (definition.get("strict"), &definition["parameters"]),
     }
 }
 
@@ -755,12 +761,8 @@ fn object_keywords_on_a_string_are_left_out_of_strict_definitions() {
         Format::OpenAiResponsesStrict,
     ] {
         let definition = &registry.definitions(format, &Selection::all())[0];
-        let (strict, parameters) = match format {
-            Format::AnthropicStrict => (&definition["strict"], &definition["input_schema"]),
-            Format::OpenAiChatStrict => (&definition["function"]["strict"], &definition["function"]["parameters"]),
-            _ => (&definition["strict"], &definition["parameters"]),
-        };
-        assert_eq!(*strict, true, "{format:?}: {definition}");
+        let (strict, parameters) = strict_and_parameters(format, definition);
+        assert_eq!(strict, Some(&json!(true)), "{format:?}: {definition}");
         assert_eq!(
             parameters["properties"]["query"],
             json!({"type": "string"}),

@@ -520,16 +520,22 @@ fn a_hand_written_tool_with_a_repeated_or_unacceptable_field_name_is_refused() {
         (vec![field("")], "the field `` is no property key"),
         (vec![field("ok"), nested], "two fields of one object are named `tag`"),
     ] {
-        let definition = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", fields);
-        let error = ToolRegistry::new()
-            .register(ByHand(definition))
-            .map(|_| ())
-            .unwrap_err();
-        assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
-        assert!(error.to_string().contains(text), "{error}");
+        assert_refused_by_hand(fields, text);
     }
     let fine = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", vec![field("a.b-c_9")]);
     assert!(ToolRegistry::new().register(ByHand(fine)).is_ok());
+}
+
+/// Registering a hand-written tool of `fields` is refused as an invalid
+/// definition, the error saying `text`.
+fn assert_refused_by_hand(fields: Vec<tool_runtime::schema::Field>, text: &str) {
+    let definition = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", fields);
+    let error = ToolRegistry::new()
+        .register(ByHand(definition))
+        .map(|_| ())
+        .unwrap_err();
+    assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
+    assert!(error.to_string().contains(text), "{error}");
 }
 
 /// An enum listing one value twice, as `#[derive(ToolParam)]` never makes
@@ -556,13 +562,7 @@ fn a_hand_written_tool_with_an_enum_listing_a_value_twice_is_refused() {
         (vec![field("levels", list)], "an enum lists the value `low` twice"),
         (vec![field("filters", nested)], "an enum lists the value `high` twice"),
     ] {
-        let definition = tool_runtime::ToolDefinition::new("by_hand", "Do it by hand.", fields);
-        let error = ToolRegistry::new()
-            .register(ByHand(definition))
-            .map(|_| ())
-            .unwrap_err();
-        assert!(matches!(error, RegistryError::InvalidDefinition(_)), "{error:?}");
-        assert!(error.to_string().contains(text), "{error}");
+        assert_refused_by_hand(fields, text);
     }
     let fine = tool_runtime::ToolDefinition::new(
         "by_hand",
