@@ -705,14 +705,8 @@ fn strict_variants_fall_back_for_a_required_key_no_property_defines() {
     let mut schema = written_schema();
     schema["properties"] = json!({"query": {"type": "string"}});
     schema["required"] = json!(["query", "scope"]);
-    let mut registry = ToolRegistry::new();
-    registry.register(Written::new("search_index", schema.clone())).unwrap();
-    for format in [
-        Format::AnthropicStrict,
-        Format::OpenAiChatStrict,
-        Format::OpenAiResponsesStrict,
-    ] {
-        let definition = &registry.definitions(format, &Selection::all())[0];
+    for (format, definition) in strict_definitions(schema.clone()) {
+        let definition = &definition;
         let (strict, parameters) = strict_and_parameters(format, definition);
         assert!(strict.is_none_or(|s| *s == false), "{format:?}: {definition}");
         assert_eq!(
@@ -726,6 +720,20 @@ fn strict_variants_fall_back_for_a_required_key_no_property_defines() {
             "{format:?}: {parameters}"
         );
     }
+}
+
+/// A hand-written tool of input `schema`, as each strict format defines it.
+fn strict_definitions(schema: Value) -> Vec<(Format, Value)> {
+    let mut registry = ToolRegistry::new();
+    registry.register(Written::new("search_index", schema)).unwrap();
+    [
+        Format::AnthropicStrict,
+        Format::OpenAiChatStrict,
+        Format::OpenAiResponsesStrict,
+    ]
+    .into_iter()
+    .map(|format| (format, registry.definitions(format, &Selection::all())[0].clone()))
+    .collect()
 }
 
 /// A strict format's definition: its `strict` flag, if any, and its
@@ -753,14 +761,8 @@ fn object_keywords_on_a_string_are_left_out_of_strict_definitions() {
         "properties": {"query": {"type": "string", "properties": {"x": {}}, "required": ["x"]}},
         "required": ["query"],
     });
-    let mut registry = ToolRegistry::new();
-    registry.register(Written::new("search_index", schema)).unwrap();
-    for format in [
-        Format::AnthropicStrict,
-        Format::OpenAiChatStrict,
-        Format::OpenAiResponsesStrict,
-    ] {
-        let definition = &registry.definitions(format, &Selection::all())[0];
+    for (format, definition) in strict_definitions(schema) {
+        let definition = &definition;
         let (strict, parameters) = strict_and_parameters(format, definition);
         assert_eq!(strict, Some(&json!(true)), "{format:?}: {definition}");
         assert_eq!(

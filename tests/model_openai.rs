@@ -23,6 +23,21 @@ fn client(server: &Server, stream: bool) -> OpenAi {
         .retry(RetryPolicy::default().delays(Duration::from_millis(1), Duration::from_millis(5)))
 }
 
+/// The text `pick` finds in each event, joined as it comes, and the event
+/// callback that collects it.
+fn collected(
+    pick: fn(&AgentEvent) -> Option<&String>,
+) -> (Arc<Mutex<String>>, impl Fn(&AgentEvent) + Send + Sync + 'static) {
+    let text = Arc::new(Mutex::new(String::new()));
+    let seen = text.clone();
+    let collect = move |event: &AgentEvent| {
+        if let Some(piece) = pick(event) {
+            seen.lock().unwrap().push_str(piece);
+        }
+    };
+    (text, collect)
+}
+
 const CALLS: &[(&str, &str, &str)] = &[
     ("call_a", "add", "{\"a\": 2, \"b\": 3}"),
     ("call_b", "greet", "{\"name\": \"Ada\"}"),
@@ -745,14 +760,12 @@ async fn content_sent_as_parts_is_read_and_other_content_is_malformed() {
     ]);
     for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
         let server = Server::start(vec![reply], false).await;
-        let shown = Arc::new(Mutex::new(String::new()));
-        let seen = shown.clone();
+        let (shown, collect) = collected(|event| match event {
+            AgentEvent::Text(text) => Some(text),
+            _ => None,
+        });
         let outcome = Agent::new(client(&server, stream), registry())
-            .on_event(move |event| {
-                if let AgentEvent::Text(text) = event {
-                    seen.lock().unwrap().push_str(text);
-                }
-            })
+            .on_event(collect)
             .run("What is 2+2?")
             .await;
         assert_eq!(
@@ -919,14 +932,12 @@ async fn reasoning_and_a_call_s_extra_content_go_back_on_the_next_turn() {
     };
     for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
         let server = Server::start(vec![reply, answer("5.", stream)], false).await;
-        let thought = Arc::new(Mutex::new(String::new()));
-        let seen = thought.clone();
+        let (thought, collect) = collected(|event| match event {
+            AgentEvent::Thinking(text) => Some(text),
+            _ => None,
+        });
         let outcome = Agent::new(client(&server, stream), registry())
-            .on_event(move |event| {
-                if let AgentEvent::Thinking(text) = event {
-                    seen.lock().unwrap().push_str(text);
-                }
-            })
+            .on_event(collect)
             .run("Add 2 and 3.")
             .await;
         assert_eq!(
