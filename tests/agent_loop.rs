@@ -100,7 +100,13 @@ async fn a_turn_whose_calls_share_an_id_is_a_malformed_response() {
     for ids in [["t1", "t1"], ["t1", ""]] {
         let mut registry = registry();
         registry.register(Counted).unwrap();
-        let twice = calls(&[(ids[0], "counted", json!({})), (ids[1], "counted", json!({}))]);
+        let mut twice = calls(&[(ids[0], "counted", json!({})), (ids[1], "counted", json!({}))]);
+        twice.content.insert(
+            0,
+            Block::Text {
+                text: "Counting twice.".into(),
+            },
+        );
         // The clients refuse such a stream before reporting the second
         // call; a model of one's own is checked here, once the turn is in.
         let outcome = Agent::new(Scripted::new([twice]), registry)
@@ -117,6 +123,7 @@ async fn a_turn_whose_calls_share_an_id_is_a_malformed_response() {
             "the turn is not kept: {:?}",
             outcome.transcript
         );
+        assert_eq!(outcome.text, "", "the text is of no message the transcript holds");
     }
     assert_eq!(COUNTED.load(std::sync::atomic::Ordering::SeqCst), 0, "no call ran");
 }
@@ -1115,4 +1122,112 @@ async fn a_started_call_missing_from_the_final_message_is_kept_and_the_turn_malf
         assert_eq!(answered[0], ("t1".to_owned(), "2".to_owned()));
         assert_eq!(answered[1].0, "t2");
     }
+}
+
+/// A run cancelled while one call of a turn runs and another waits for a
+/// person: the waiting call is answered as not run, and the run ends
+/// cancelled, not deferred, its transcript whole.
+#[tokio::test(start_paused = true)]
+async fn a_run_cancelled_with_a_deferred_call_ends_cancelled_with_every_call_answered() {
+    use tool_runtime::ToolCall;
+    use tool_runtime::agent::Approval;
+
+    let model = Scripted::new([calls(&[
+        ("a1", "add", json!({"a": 1, "b": 2})),
+        ("w1", "wait_forever", json!({})),
+    ])]);
+    let agent = Agent::new(model, registry()).approver(|call: &ToolCall| match call.name.as_str() {
+        "add" => Approval::Defer,
+        _ => Approval::Run,
+    });
+    let cancellation = Cancellation::new();
+    let cancel = cancellation.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancel.cancel();
+    });
+    let outcome = agent
+        .run_cancellable(vec![Message::user("Add and wait")], &cancellation)
+        .await;
+    assert_eq!(outcome.stop, StopReason::Cancelled);
+    assert!(outcome.deferred.is_none());
+    assert_transcript_valid(&outcome.transcript);
+    let answered: Vec<(String, String)> = outcome.transcript[2]
+        .tool_results()
+        .map(|r| (r.tool_use_id.clone(), r.to_text()))
+        .collect();
+    assert_eq!(answered.len(), 2, "{answered:?}");
+    assert_eq!(answered[0].0, "a1");
+    assert!(answered[0].1.contains("cancelled before it ran"), "{answered:?}");
+    assert_eq!(answered[1].0, "w1");
+    assert!(answered[1].1.contains("cancelled before it finished"), "{answered:?}");
+}
+
+/// Arguments an approver changed, refused by the binder while every slot
+/// of the concurrency limit is taken, are answered with the note saying
+/// they were changed: the model reads about arguments it never sent.
+#[tokio::test(start_paused = true)]
+async fn refused_changed_arguments_say_they_were_changed_even_when_no_slot_is_free() {
+    use tool_runtime::ToolCall;
+    use tool_runtime::agent::Approval;
+
+    let model = Scripted::new([
+        calls(&[
+            ("w1", "wait_forever", json!({})),
+            ("a1", "add", json!({"a": 1, "b": 2})),
+        ]),
+        text("Done", ModelStop::EndTurn),
+    ]);
+    let registry = registry()
+        .with_concurrency(1)
+        .with_timeout(Some(Duration::from_secs(1)));
+    let agent = Agent::new(model, registry).approver(|call: &ToolCall| match call.name.as_str() {
+        "add" => Approval::Modify(json!({"a": "one", "b": 2})),
+        _ => Approval::Run,
+    });
+    let outcome = agent.run("Wait and add").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    let added = outcome.transcript[2]
+        .tool_results()
+        .find(|r| r.tool_use_id == "a1")
+        .expect("the add call's result");
+    let text = added.to_text();
+    assert!(added.is_error, "{text}");
+    assert!(text.starts_with("The arguments of this call were changed"), "{text}");
+    assert!(text.contains("\"a\""), "the binder's problem follows: {text}");
+}
+
+/// A result the caller supplies to a deferred call is held to the
+/// registry's output limit, as the registry's own results are.
+#[tokio::test]
+async fn a_supplied_result_is_cut_to_the_output_limit() {
+    use tool_runtime::ToolCall;
+    use tool_runtime::agent::Approval;
+
+    let model = Scripted::new([
+        calls(&[("g1", "greet", json!({"name": "Ada"}))]),
+        text("Done", ModelStop::EndTurn),
+    ]);
+    let agent = Agent::new(model, registry().with_max_output_bytes(Some(100))).approver(|_: &ToolCall| Approval::Defer);
+    let outcome = agent.run("Greet").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    let supplied = tool_runtime::ToolResult::new(
+        "greet",
+        Some("g1".into()),
+        tool_runtime::ToolOutput::text("x".repeat(10_000)),
+    );
+    let resumed = agent
+        .resume(
+            outcome.transcript,
+            outcome.deferred.unwrap(),
+            [supplied],
+            &Cancellation::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resumed.stop, StopReason::EndTurn);
+    let text = resumed.transcript[2].tool_results().next().unwrap().to_text();
+    assert!(text.len() < 300, "{} bytes", text.len());
+    assert!(text.starts_with(&"x".repeat(50)), "{text}");
 }

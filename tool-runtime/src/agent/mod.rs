@@ -248,10 +248,13 @@ impl<M: Model> Agent<M> {
             answers.push(match slot {
                 Slot::Done(block) => block,
                 Slot::Pending(call) => {
-                    let result = result.take().unwrap_or_else(|| {
+                    let mut result = result.take().unwrap_or_else(|| {
                         let text = format!("The call of `{}` was not run.", clip(&call.name));
                         adapter::not_run(&call, text, false)
                     });
+                    // A result the caller made is held to the same limit as
+                    // the registry's own.
+                    self.registry.cut_output(&mut result);
                     self.emit(&finished_event(&call, &result, Duration::ZERO));
                     state.record(&call.name, adapter::is_error(&result));
                     adapter::result_block(&call.id, &result)
@@ -401,7 +404,9 @@ impl<M: Model> Agent<M> {
                         tool_call = adapter::with_arguments(tool_call, arguments);
                     }
                     Approval::Refuse(message) => {
-                        return finish(adapter::not_run(&call, message, false), Duration::ZERO, None);
+                        let mut refused = adapter::not_run(&call, message, false);
+                        registry.cut_output(&mut refused);
+                        return finish(refused, Duration::ZERO, None);
                     }
                     Approval::Defer => return Slot::Pending(call),
                 }
@@ -413,7 +418,8 @@ impl<M: Model> Agent<M> {
             let _slot =
                 match adapter::slot(&registry, &slots, &tool_call, made, &cancellation, strict_definitions).await {
                     Ok(slot) => slot,
-                    Err(not_started) => return finish(not_started, Duration::ZERO, None),
+                    // A refusal of changed arguments says they were changed.
+                    Err(not_started) => return finish(not_started, Duration::ZERO, changed),
                 };
             emit(AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
@@ -542,9 +548,9 @@ impl<M: Model> Agent<M> {
             let mut content = response.content;
             content.retain(|block| !matches!(block, Block::Text { text } if text.trim().is_empty()));
             let assistant = Message::new(Role::Assistant, content);
-            state.text = assistant.text();
-            if !streamed_text && !state.text.is_empty() {
-                self.emit(&AgentEvent::Text(state.text.clone()));
+            let text = assistant.text();
+            if !streamed_text && !text.is_empty() {
+                self.emit(&AgentEvent::Text(text.clone()));
             }
             let calls: Vec<ToolUse> = assistant.tool_uses().cloned().collect();
             // Each call is answered by its id, so a turn whose calls share
@@ -569,6 +575,8 @@ impl<M: Model> Agent<M> {
                 outcome.error = Some(ModelError::new(ModelErrorKind::MalformedResponse, problem));
                 return outcome;
             }
+            // The outcome's text is always of a message the transcript holds.
+            state.text = text;
             if !assistant.content.is_empty() {
                 state.transcript.push(assistant);
             }
@@ -641,6 +649,20 @@ impl<M: Model> Agent<M> {
             for (call, slot) in calls.iter().zip(&results) {
                 if let Slot::Done(block) = slot {
                     state.record(&call.name, block.is_error);
+                }
+            }
+            // A run cancelled while the turn's other calls ran does not
+            // wait for its deferred ones: they are answered as not run, and
+            // the run ends cancelled at the next turn.
+            if cancellation.is_cancelled() {
+                for (call, slot) in calls.iter().zip(results.iter_mut()) {
+                    if matches!(slot, Slot::Pending(_)) {
+                        let text = format!("The call of `{}` was cancelled before it ran.", clip(&call.name));
+                        let result = adapter::not_run(call, text, true);
+                        self.emit(&finished_event(call, &result, Duration::ZERO));
+                        state.record(&call.name, adapter::is_error(&result));
+                        *slot = Slot::Done(adapter::result_block(&call.id, &result));
+                    }
                 }
             }
             if results.iter().any(|s| matches!(s, Slot::Pending(_))) {

@@ -438,13 +438,19 @@ impl ToolRegistry {
                 }
             }
         };
-        if let Some(max) = self.settings.max_output_bytes {
-            result.cut_text(max);
-        }
+        self.cut_output(&mut result);
         if let Some(shape) = output_shape {
             result.check_structured(shape);
         }
         result
+    }
+
+    /// Cuts `result`'s text to the registry's output limit: every result a
+    /// model reads passes here, the ones a caller made included.
+    pub(crate) fn cut_output(&self, result: &mut ToolResult) {
+        if let Some(max) = self.settings.max_output_bytes {
+            result.cut_text(max);
+        }
     }
 
     /// Waits for `run` until the time limit, counted from `made`, or the
