@@ -1231,3 +1231,117 @@ async fn a_supplied_result_is_cut_to_the_output_limit() {
     assert!(text.len() < 300, "{} bytes", text.len());
     assert!(text.starts_with(&"x".repeat(50)), "{text}");
 }
+
+/// A turn of more calls than run per turn: the first ones run (those the
+/// stream started counting first), each of the rest is answered as not
+/// run, and every call keeps its one result, in order.
+#[tokio::test(start_paused = true)]
+async fn calls_past_the_limit_per_turn_are_answered_without_running() {
+    let add = |id: &str, a: i64| ToolUse::new(id, "add", json!({"a": a, "b": 1}));
+    let answered = |outcome: &tool_runtime::agent::Outcome| -> Vec<(String, String)> {
+        outcome.transcript[2]
+            .tool_results()
+            .map(|r| (r.tool_use_id.clone(), r.to_text()))
+            .collect()
+    };
+    let not_run = |text: &str| text.contains("was not run: the turn holds 4 calls, and at most 2 run per turn");
+
+    // Whole turn.
+    let turn = calls(&[
+        ("t1", "add", json!({"a": 1, "b": 1})),
+        ("t2", "add", json!({"a": 2, "b": 1})),
+        ("t3", "add", json!({"a": 3, "b": 1})),
+        ("t4", "add", json!({"a": 4, "b": 1})),
+    ]);
+    let outcome = Agent::new(Scripted::new([turn, text("Done", ModelStop::EndTurn)]), registry())
+        .max_calls_per_turn(2)
+        .run("Add")
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    assert_transcript_valid(&outcome.transcript);
+    let results = answered(&outcome);
+    assert_eq!(results[..2], [("t1".into(), "2".into()), ("t2".into(), "3".into())]);
+    assert!(results[2..].iter().all(|(_, text)| not_run(text)), "{results:?}");
+
+    // Streamed: the stream starts at most the limit; the message's order
+    // then gives the rest no room.
+    let calls = vec![add("s1", 1), add("s2", 2), add("s3", 3), add("s4", 4)];
+    let model = Streams {
+        streamed: vec![calls[3].clone(), calls[1].clone(), calls[0].clone()],
+        answered: calls,
+        log: Arc::default(),
+    };
+    let outcome = Agent::new(model, registry()).max_calls_per_turn(2).run("Add").await;
+    assert_transcript_valid(&outcome.transcript);
+    let results = answered(&outcome);
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["s1", "s2", "s3", "s4"]);
+    assert!(not_run(&results[0].1) && not_run(&results[2].1), "{results:?}");
+    assert_eq!(results[1].1, "3");
+    assert_eq!(results[3].1, "5");
+}
+
+/// A deferred outcome's transcript continued with `run_cancellable`, not
+/// resumed: its calls are answered as not run before the model sees them,
+/// and what the model gets keeps the transcript rule. One whose results
+/// answer other calls is not sent at all.
+#[tokio::test]
+async fn a_transcript_passed_back_with_unanswered_calls_is_answered_before_it_is_sent() {
+    use tool_runtime::ToolCall;
+    use tool_runtime::agent::Approval;
+    use tool_runtime::model::{Role, ToolResultBlock};
+
+    let model = Arc::new(Scripted::new([
+        calls(&[
+            ("g1", "greet", json!({"name": "Ada"})),
+            ("g2", "greet", json!({"name": "Bo"})),
+        ]),
+        text("Fine.", ModelStop::EndTurn),
+    ]));
+    let agent = Agent::new(model.clone(), registry()).approver(|_: &ToolCall| Approval::Defer);
+    let outcome = agent.run("Greet").await;
+    assert_eq!(outcome.stop, StopReason::Deferred);
+    // Continued as a new turn instead of resumed.
+    let mut transcript = outcome.transcript;
+    transcript.push(Message::user("Never mind."));
+    let continued = Agent::new(model.clone(), registry())
+        .run_cancellable(transcript, &Cancellation::new())
+        .await;
+    assert_eq!(continued.stop, StopReason::EndTurn);
+    assert_eq!(continued.text, "Fine.");
+    assert_transcript_valid(&continued.transcript);
+    let sent = &model.requests()[1];
+    assert_transcript_valid(sent);
+    let answers: Vec<(String, String)> = sent[2]
+        .tool_results()
+        .map(|r| (r.tool_use_id.clone(), r.to_text()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            ("g1".to_owned(), "The call of `greet` was not run.".to_owned()),
+            ("g2".to_owned(), "The call of `greet` was not run.".to_owned())
+        ]
+    );
+    assert_eq!(sent[2].text(), "Never mind.", "the user's words follow the results");
+
+    // Results for other calls than those made: nothing is sent.
+    let model = Arc::new(Scripted::new([text("Never sent", ModelStop::EndTurn)]));
+    let wrong = vec![
+        Message::user("Greet"),
+        Message::new(
+            Role::Assistant,
+            vec![Block::ToolUse(ToolUse::new("g1", "greet", json!({"name": "Ada"})))],
+        ),
+        Message::new(
+            Role::User,
+            vec![Block::ToolResult(ToolResultBlock::text("other", "Hi", false))],
+        ),
+    ];
+    let refused = Agent::new(model.clone(), registry())
+        .run_cancellable(wrong, &Cancellation::new())
+        .await;
+    assert_eq!(refused.stop, StopReason::ModelError);
+    assert_eq!(refused.error.map(|e| e.kind()), Some(ModelErrorKind::InvalidRequest));
+    assert!(model.requests().is_empty(), "nothing was sent");
+}

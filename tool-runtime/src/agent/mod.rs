@@ -55,6 +55,10 @@ use adapter::{SharedRegistry, Slots};
 use events::EventFn;
 use outcome::Slot;
 
+/// The most calls of one turn that run, unless set
+/// ([`Agent::max_calls_per_turn`]).
+const DEFAULT_MAX_CALLS_PER_TURN: usize = 64;
+
 /// What a notice callback knows after a turn's results.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -85,6 +89,7 @@ pub struct Agent<M> {
     approver: Option<Arc<dyn Approver>>,
     on_event: Option<Arc<EventFn>>,
     early_start: bool,
+    max_calls_per_turn: usize,
 }
 
 impl<M> std::fmt::Debug for Agent<M> {
@@ -96,6 +101,7 @@ impl<M> std::fmt::Debug for Agent<M> {
             .field("max_consecutive_errors", &self.max_consecutive_errors)
             .field("token_budget", &self.token_budget)
             .field("early_start", &self.early_start)
+            .field("max_calls_per_turn", &self.max_calls_per_turn)
             .finish_non_exhaustive()
     }
 }
@@ -103,7 +109,8 @@ impl<M> std::fmt::Debug for Agent<M> {
 impl<M: Model> Agent<M> {
     /// A loop over `model` and the tools of `registry`: 25 turns at most,
     /// every tool allowed, 3 failures in a row of one tool stop the run, no
-    /// token budget, tools start as soon as a streamed call is complete.
+    /// token budget, tools start as soon as a streamed call is complete, at
+    /// most 64 calls run per turn.
     pub fn new(model: M, registry: impl Into<Arc<ToolRegistry>>) -> Self {
         Agent {
             model,
@@ -117,6 +124,7 @@ impl<M: Model> Agent<M> {
             approver: None,
             on_event: None,
             early_start: true,
+            max_calls_per_turn: DEFAULT_MAX_CALLS_PER_TURN,
         }
     }
 
@@ -175,6 +183,15 @@ impl<M: Model> Agent<M> {
         self
     }
 
+    /// The most calls of one turn that run (64 unless set). The calls past
+    /// it are answered, each, as not run because the turn held too many: a
+    /// model that sends thousands of calls in one message starts no more
+    /// work than this, and every call still gets its one result.
+    pub fn max_calls_per_turn(mut self, calls: usize) -> Self {
+        self.max_calls_per_turn = calls;
+        self
+    }
+
     /// The registry the loop runs calls through.
     pub fn registry(&self) -> &ToolRegistry {
         &self.registry
@@ -193,7 +210,14 @@ impl<M: Model> Agent<M> {
     /// `cancellation` stops the model call and the running tools; the
     /// transcript stays valid, the calls a streamed turn had started
     /// answered in it.
-    pub async fn run_cancellable(&self, transcript: Vec<Message>, cancellation: &Cancellation) -> Outcome {
+    ///
+    /// A call of `transcript` that no result answers (a deferred outcome's,
+    /// continued instead of [resumed](Agent::resume)) is answered as not
+    /// run before the model sees it. A transcript whose results answer
+    /// calls other than those made, or out of order, is not sent: the run
+    /// ends at once, a `ModelError` of kind `InvalidRequest` saying why.
+    pub async fn run_cancellable(&self, mut transcript: Vec<Message>, cancellation: &Cancellation) -> Outcome {
+        let answered = outcome::answer_unanswered(&mut transcript);
         let state = RunState {
             transcript,
             usage: Usage::default(),
@@ -201,6 +225,16 @@ impl<M: Model> Agent<M> {
             consecutive: BTreeMap::new(),
             text: String::new(),
         };
+        match answered {
+            Ok(0) => {}
+            Ok(count) => tracing::warn!(calls = count, "calls of a transcript passed back answered as not run"),
+            Err(problem) => {
+                let mut outcome = state.end(StopReason::ModelError);
+                let text = format!("the transcript cannot be sent: {problem}");
+                outcome.error = Some(ModelError::new(ModelErrorKind::InvalidRequest, text));
+                return outcome;
+            }
+        }
         self.drive(state, cancellation).await
     }
 
@@ -511,7 +545,11 @@ impl<M: Model> Agent<M> {
                     StreamEvent::ToolUse(call) => {
                         // A call without an id could never be answered: the
                         // whole message is refused, so it must not run.
-                        if self.early_start && !call.id.is_empty() && !started.contains(&call.id) {
+                        if self.early_start
+                            && !call.id.is_empty()
+                            && !started.contains(&call.id)
+                            && started.len() < self.max_calls_per_turn
+                        {
                             started.insert(self.start(call, &context, cancellation));
                         }
                     }
@@ -613,9 +651,20 @@ impl<M: Model> Agent<M> {
             // stream already started, known whole, run on), and the run
             // stops as the model did.
             let cut_off = response.stop.interrupts();
-            // Every call of the turn runs; their results answer in order.
+            // Every call of the turn runs, up to the limit per turn (the
+            // ones the stream started count first); their results answer
+            // in order.
+            let mut room = self.max_calls_per_turn.saturating_sub(started.len());
             let mut slots = Vec::with_capacity(calls.len());
             for call in &calls {
+                let fits = started.contains(&call.id) || room > 0;
+                if !fits {
+                    slots.push(self.too_many(call, calls.len()));
+                    continue;
+                }
+                if !started.contains(&call.id) {
+                    room -= 1;
+                }
                 let handle = match started.remove(&call.id) {
                     Some(running) if running.is(call) => running.handle,
                     Some(running) if cut_off => {
@@ -777,10 +826,25 @@ impl<M: Model> Agent<M> {
             "The call of `{}` was not run: {why}, so the call may be incomplete.",
             clip(&call.name)
         );
-        let result = adapter::not_run(call, text, false);
+        self.answered_at_once(call, adapter::not_run(call, text, false))
+    }
+
+    /// A call answered without running, by `result`.
+    fn answered_at_once(&self, call: &ToolUse, result: ToolResult) -> JoinHandle<Slot> {
         self.emit(&finished_event(call, &result, Duration::ZERO));
         let block = adapter::result_block(&call.id, &result);
         tokio::spawn(async move { Slot::Done(block) })
+    }
+
+    /// Answers `call`, one of a turn's `count`, as not run: the turn holds
+    /// more calls than run per turn.
+    fn too_many(&self, call: &ToolUse, count: usize) -> JoinHandle<Slot> {
+        let text = format!(
+            "The call of `{}` was not run: the turn holds {count} calls, and at most {} run per turn. Make fewer calls at once.",
+            clip(&call.name),
+            self.max_calls_per_turn
+        );
+        self.answered_at_once(call, adapter::not_run(call, text, false))
     }
 
     /// Why the run stops before its next turn, if it does: cancelled, a
@@ -904,6 +968,11 @@ impl Started {
 
     fn remove(&mut self, id: &str) -> Option<Running> {
         self.running.remove(id)
+    }
+
+    /// How many are held (started, not removed).
+    fn len(&self) -> usize {
+        self.running.len()
     }
 
     /// The id of the first call started that `calls` does not hold.

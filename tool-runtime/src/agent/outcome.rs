@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::adapter;
-use crate::model::{Message, ModelError, ModelStop, Role, ToolResultBlock, ToolUse, Usage};
+use crate::model::{Block, Message, ModelError, ModelStop, Role, ToolResultBlock, ToolUse, Usage};
 use crate::result::ToolResult;
 use crate::text::clip;
 
@@ -238,3 +238,59 @@ impl fmt::Display for ResumeError {
 }
 
 impl std::error::Error for ResumeError {}
+
+/// Answers, as not run, the calls of `transcript` that no result answers:
+/// a transcript passed back must keep the rule every outcome's keeps (each
+/// assistant message's calls answered, one to one and in order, by the
+/// results that open the next user message). Calls whose next message
+/// holds no result at all get them at its head (in a new user message,
+/// when the next one is the model's or there is none). Returns how many
+/// were answered, or what breaks the rule in a way no answer mends (a
+/// message that answers some calls but not as they were made).
+pub(super) fn answer_unanswered(transcript: &mut Vec<Message>) -> Result<usize, String> {
+    let mut answered = 0;
+    let mut at = 0;
+    while at < transcript.len() {
+        let message = &transcript[at];
+        let calls: Vec<ToolUse> = match message.role {
+            Role::Assistant => message.tool_uses().cloned().collect(),
+            _ => Vec::new(),
+        };
+        at += 1;
+        if calls.is_empty() {
+            continue;
+        }
+        let next = transcript.get(at).filter(|next| next.role == Role::User);
+        let has_next = next.is_some();
+        let results: Vec<&str> = next.map_or_else(Vec::new, |next| {
+            next.content
+                .iter()
+                .map_while(|block| match block {
+                    Block::ToolResult(result) => Some(result.tool_use_id.as_str()),
+                    _ => None,
+                })
+                .collect()
+        });
+        if results.iter().copied().eq(calls.iter().map(|call| call.id.as_str())) {
+            continue;
+        }
+        if !results.is_empty() {
+            return Err(format!(
+                "message {} answers calls other than the {} of the message before it, or not in their order",
+                at,
+                calls.len()
+            ));
+        }
+        let blocks = calls.iter().map(|call| {
+            let text = format!("The call of `{}` was not run.", clip(&call.name));
+            Block::ToolResult(adapter::result_block(&call.id, &adapter::not_run(call, text, false)))
+        });
+        if has_next {
+            transcript[at].content.splice(0..0, blocks);
+        } else {
+            transcript.insert(at, Message::new(Role::User, blocks.collect()));
+        }
+        answered += calls.len();
+    }
+    Ok(answered)
+}
