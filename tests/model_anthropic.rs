@@ -1378,3 +1378,168 @@ async fn a_call_that_ran_before_the_stream_failed_stays_in_the_transcript() {
     assert_eq!(sent[1]["content"][0]["id"], "toolu_1");
     assert_eq!(sent[2]["content"][0]["tool_use_id"], "toolu_1");
 }
+
+/// A redirect to another address is not followed: reqwest takes
+/// `Authorization` off a request it redirects to another host, but not
+/// `x-api-key`, so the key would go with it. The other address gets no
+/// request, and the error names where the redirect points, with its
+/// status; so it is with time limits of the user's own.
+#[tokio::test]
+async fn a_redirect_is_not_followed_and_the_key_stays_home() {
+    let elsewhere = Server::start(vec![Reply::ok(anthropic_text("Moved."))], true).await;
+    let location = format!("{}/v1/messages", elsewhere.url);
+    let moved = || Reply::status(307, json!({})).with_header("location", &location);
+    let server = Server::start(vec![moved(), moved(), moved()], false).await;
+    let timed = |stream| client(&server, stream).timeouts(Duration::from_secs(5), Duration::from_secs(5));
+    for model in [client(&server, false), client(&server, true), timed(false)] {
+        let outcome = Agent::new(model, registry()).run("Hi").await;
+        let headers: Vec<_> = elsewhere.requests().into_iter().map(|r| r.headers).collect();
+        assert!(headers.is_empty(), "followed, with {headers:?}");
+        assert_eq!(outcome.stop, StopReason::ModelError);
+        let error = outcome.error.unwrap();
+        assert_eq!(error.status(), Some(307), "{error}");
+        assert!(error.message().contains(&location), "{error}");
+    }
+    assert_eq!(server.requests().len(), 3, "each tried once");
+}
+
+/// A server that answers, then keeps the stream open with a comment now
+/// and then and nothing else, never trips the read limit: the limit on an
+/// attempt as a whole ends it, as a timeout.
+#[tokio::test]
+async fn a_stream_kept_open_with_comments_ends_at_the_total_timeout() {
+    let url = trickling_server().await;
+    let model = Anthropic::new("claude-sonnet-4-5")
+        .base_url(url)
+        .api_key("sk-ant-test")
+        .streaming(true)
+        .timeouts(Duration::from_secs(5), Duration::from_secs(5))
+        .total_timeout(Some(Duration::from_millis(500)))
+        .retry(RetryPolicy::none());
+    let agent = Agent::new(model, registry());
+    let outcome = tokio::time::timeout(Duration::from_secs(10), agent.run("Hi"))
+        .await
+        .expect("the run ends at its total timeout");
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Timeout, "{error}");
+}
+
+/// A server that answers every request with the head of an event stream,
+/// then a `ping` comment every 50 ms and nothing else, until the client
+/// leaves.
+async fn trickling_server() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 64 << 10];
+                let _ = socket.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                let mut written = socket.write_all(head.as_bytes()).await;
+                while written.is_ok() {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    written = socket.write_all(b": ping\n\n").await;
+                }
+            });
+        }
+    });
+    url
+}
+
+/// A stream whose `message_delta` never says why the turn stopped (a
+/// compatible server's) is whole when its calls are, but a last call not
+/// known whole (no input streamed) is held back as in a turn cut off: it
+/// never runs, it is answered as not run, and the run stops as at
+/// max_tokens; as the Chat Completions client takes a stream without a
+/// finish_reason.
+#[tokio::test]
+async fn a_stream_without_a_stop_reason_runs_no_call_not_known_whole() {
+    let events = |blocks: Vec<Value>| {
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ];
+        events.extend(blocks);
+        events.push(json!({"type": "message_delta", "delta": {"stop_reason": null, "stop_sequence": null}, "usage": {"output_tokens": 20}}));
+        events.push(json!({"type": "message_stop"}));
+        Reply::sse(
+            events
+                .iter()
+                .map(|event| (event["type"].as_str(), event.to_string()))
+                .collect(),
+        )
+    };
+    let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
+    blocks.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "greet", "input": {}}}));
+    blocks.push(json!({"type": "content_block_stop", "index": 1}));
+    let server = Server::start(vec![events(blocks)], false).await;
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let seen = started.clone();
+    let outcome = Agent::new(client(&server, true), registry())
+        .on_event(move |event| {
+            if let AgentEvent::ToolCallStarted { id, .. } = event {
+                seen.lock().unwrap().push(id.clone());
+            }
+        })
+        .run("Add, then greet")
+        .await;
+    assert_eq!(outcome.stop, StopReason::MaxTokens, "{:?}", outcome.error);
+    assert_eq!(*started.lock().unwrap(), ["toolu_1"]);
+    assert_eq!(server.requests().len(), 1);
+    assert_transcript_valid(&outcome.transcript);
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!((results[0].to_text().as_str(), results[0].is_error), ("5", false));
+    assert!(
+        results[1].is_error && results[1].to_text().contains("not run"),
+        "{:?}",
+        results[1]
+    );
+
+    // Every call whole: the turn is whole, and its calls run.
+    let server = Server::start(
+        vec![
+            events(streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#)),
+            anthropic_stream(&anthropic_text("5"), HashMap::new()),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), registry()).run("Add").await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    assert_eq!(outcome.transcript[2].tool_results().next().unwrap().to_text(), "5");
+}
+
+/// A transcript passed back as JSON in the Messages API's own forms (a
+/// result's `content` as a string, a call without `input`) keeps its call
+/// and result, which go out with the next request; a call or result whose
+/// fields do not fit is an error when the transcript is read, not a block
+/// every request would drop.
+#[tokio::test]
+async fn a_transcript_in_the_api_s_own_forms_keeps_its_calls_and_results() {
+    use tool_runtime::model::Message;
+    let saved = json!([
+        {"role": "user", "content": [{"type": "text", "text": "Weather in Oslo?"}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "weather"}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "15 degrees"}]},
+    ]);
+    let transcript: Vec<Message> = serde_json::from_value(saved).unwrap();
+    let server = Server::start(vec![Reply::ok(anthropic_text("15 degrees."))], false).await;
+    let outcome = Agent::new(client(&server, false), registry())
+        .run_cancellable(transcript, &Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let sent = &server.requests()[0].body["messages"];
+    assert_eq!(
+        sent[1]["content"][0],
+        json!({"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {}})
+    );
+    assert_eq!(
+        sent[2]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "15 degrees"}]})
+    );
+
+    let broken = json!([{"role": "user", "content": [{"type": "tool_result", "content": "15 degrees"}]}]);
+    let error = serde_json::from_value::<Vec<Message>>(broken).unwrap_err();
+    assert!(error.to_string().contains("`tool_result`"), "{error}");
+}

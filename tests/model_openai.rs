@@ -1007,3 +1007,302 @@ async fn a_stream_cut_after_a_call_started_keeps_its_reasoning() {
     assert_eq!(sent[0]["tool_calls"][0]["id"], "call_a");
     assert_eq!(sent[0]["tool_calls"][0]["extra_content"], signature);
 }
+
+/// Groq (gpt-oss, qwen3) returns reasoning as `reasoning` and refuses a
+/// request that holds `reasoning_content`: the reasoning goes back in the
+/// field it came in and no other, streamed or not, and again from a
+/// transcript saved and read back. Told not to, the client sends none.
+#[tokio::test]
+async fn reasoning_goes_back_in_the_field_it_came_in() {
+    use tool_runtime::model::Message;
+    let args = "{\"a\": 2, \"b\": 3}";
+    let mut whole = openai_completion(None, &[("call_a", "add", args)], "tool_calls");
+    whole["choices"][0]["message"]["reasoning"] = json!("Add them.");
+    let streamed = Reply::sse(vec![
+        (
+            None,
+            chunk(
+                json!({"role": "assistant", "content": null, "reasoning": "Add "}),
+                json!(null),
+            ),
+        ),
+        (None, chunk(json!({"reasoning": "them."}), json!(null))),
+        (
+            None,
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                    "function": {"name": "add", "arguments": args}}]}),
+                json!(null),
+            ),
+        ),
+        (None, chunk(json!({}), json!("tool_calls"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    // The assistant message of a request: its reasoning, in `reasoning`
+    // only.
+    let sent_back = |request: &serde_json::Value| {
+        let assistant = request["messages"][2].clone();
+        assert_eq!(assistant["role"], "assistant");
+        assert!(assistant.get("reasoning_content").is_none(), "{assistant}");
+        assistant["reasoning"].clone()
+    };
+    let answer = |stream: bool| {
+        if stream {
+            openai_stream(Some("5."), &[], "stop")
+        } else {
+            Reply::ok(openai_completion(Some("5."), &[], "stop"))
+        }
+    };
+    for (reply, stream) in [(Reply::ok(whole), false), (streamed, true)] {
+        let server = Server::start(vec![reply, answer(stream)], false).await;
+        let outcome = Agent::new(client(&server, stream), registry())
+            .run("Add 2 and 3.")
+            .await;
+        assert_eq!(
+            outcome.stop,
+            StopReason::EndTurn,
+            "stream {stream}: {:?}",
+            outcome.error
+        );
+        assert_eq!(sent_back(&server.requests()[1].body), "Add them.", "stream {stream}");
+
+        let saved = serde_json::to_string(&outcome.transcript).unwrap();
+        let mut transcript: Vec<Message> = serde_json::from_str(&saved).unwrap();
+        transcript.push(Message::user("And 4 and 4?"));
+        for send in [true, false] {
+            let server = Server::start(vec![answer(stream)], false).await;
+            let model = client(&server, stream).send_reasoning(send);
+            let outcome = Agent::new(model, registry())
+                .run_cancellable(transcript.clone(), &tool_runtime::Cancellation::new())
+                .await;
+            assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+            let reasoning = sent_back(&server.requests()[0].body);
+            let expected = if send {
+                json!("Add them.")
+            } else {
+                serde_json::Value::Null
+            };
+            assert_eq!(reasoning, expected, "stream {stream}, read back, send {send}: {saved}");
+        }
+    }
+}
+
+/// Mistral refuses `stream_options` (422 `extra_forbidden`): the client can
+/// leave it out, and reads the usage a server sends all the same.
+#[tokio::test]
+async fn a_streamed_request_can_leave_out_stream_options() {
+    let server = Server::start(vec![openai_stream(Some("Hi."), &[], "stop")], false).await;
+    let outcome = Agent::new(client(&server, true).stream_usage(false), registry())
+        .run("Hi")
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let body = &server.requests()[0].body;
+    assert_eq!(body["stream"], true);
+    assert!(body.get("stream_options").is_none(), "{body}");
+    assert_eq!(outcome.usage.output_tokens, 30, "usage the server sent anyway");
+}
+
+/// A gateway that merges two parallel calls at one index, the second
+/// without an id, sends arguments that are two JSON objects one after the
+/// other: the turn is a malformed stream naming the call, and no call runs
+/// (never one call of bad arguments with the other silently gone).
+#[tokio::test]
+async fn calls_merged_at_one_index_are_a_malformed_stream() {
+    let reply = Reply::sse(vec![
+        (None, chunk(json!({"role": "assistant", "content": null}), json!(null))),
+        (
+            None,
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "t1", "type": "function",
+                    "function": {"name": "add", "arguments": "{\"a\":1,\"b\":2}"}}]}),
+                json!(null),
+            ),
+        ),
+        (
+            None,
+            chunk(
+                json!({"tool_calls": [{"index": 0, "function": {"name": "", "arguments": "{\"a\":3,\"b\":4}"}}]}),
+                json!(null),
+            ),
+        ),
+        (None, chunk(json!({}), json!("tool_calls"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    let server = Server::start(vec![reply, openai_stream(Some("3 and 7."), &[], "stop")], false).await;
+    let started = Arc::new(Mutex::new(0));
+    let seen = started.clone();
+    let outcome = Agent::new(client(&server, true).retry(RetryPolicy::none()), registry())
+        .on_event(move |event| {
+            if matches!(event, AgentEvent::ToolCallStarted { .. }) {
+                *seen.lock().unwrap() += 1;
+            }
+        })
+        .run("Add 1 and 2, and 3 and 4.")
+        .await;
+    assert_eq!(outcome.stop, StopReason::ModelError, "{:?}", outcome.transcript);
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::MalformedResponse, "{error}");
+    assert!(error.message().contains("`t1` (`add`)"), "{error}");
+    assert_eq!(*started.lock().unwrap(), 0);
+    assert_eq!(server.requests().len(), 1);
+    assert_transcript_valid(&outcome.transcript);
+}
+
+/// A stream that ends with `[DONE]` and no finish_reason never said its
+/// turn was whole: a last call whose arguments are cut short or never
+/// began does not run (not even with its defaults), it is answered as cut
+/// off, and the run stops as at max_tokens. A turn whose calls are all
+/// whole runs them: some servers leave the finish_reason out.
+#[tokio::test]
+async fn a_stream_without_a_finish_reason_runs_no_call_cut_short() {
+    let opener = |index: u64, id: &str, name: &str, args: &str| {
+        chunk(
+            json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                "function": {"name": name, "arguments": args}}]}),
+            json!(null),
+        )
+    };
+    let without_finish = |last_args: &str| {
+        Reply::sse(vec![
+            (None, opener(0, "call_a", "add", "{\"a\": 2, \"b\": 3}")),
+            (None, opener(1, "call_b", "repeat", last_args)),
+            (None, "[DONE]".to_owned()),
+        ])
+    };
+    let with_repeat = || {
+        let mut registry = registry();
+        registry.register(Repeat).unwrap();
+        registry
+    };
+    for cut in ["", "{\"text\": \"ab"] {
+        let server = Server::start(vec![without_finish(cut)], false).await;
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let seen = started.clone();
+        let outcome = Agent::new(client(&server, true), with_repeat())
+            .on_event(move |event| {
+                if let AgentEvent::ToolCallStarted { id, .. } = event {
+                    seen.lock().unwrap().push(id.clone());
+                }
+            })
+            .run("Add, then repeat ab")
+            .await;
+        assert_eq!(outcome.stop, StopReason::MaxTokens, "{cut:?}: {:?}", outcome.error);
+        assert_eq!(*started.lock().unwrap(), ["call_a"], "{cut:?}");
+        assert_eq!(server.requests().len(), 1, "{cut:?}");
+        assert_transcript_valid(&outcome.transcript);
+        let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+        assert_eq!((results[0].to_text().as_str(), results[0].is_error), ("5", false));
+        assert!(
+            results[1].is_error && results[1].to_text().contains("not run"),
+            "{cut:?}: {:?}",
+            results[1]
+        );
+    }
+    let server = Server::start(
+        vec![
+            without_finish("{\"text\": \"ab\"}"),
+            openai_stream(Some("5, abab."), &[], "stop"),
+        ],
+        false,
+    )
+    .await;
+    let outcome = Agent::new(client(&server, true), with_repeat())
+        .run("Add, then repeat ab")
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
+    let results: Vec<_> = outcome.transcript[2].tool_results().collect();
+    assert_eq!(results[1].to_text(), "abab");
+}
+
+/// A refusal that follows streamed text is shown as it streams: the text
+/// the events showed is the run's text, refusal included, not doubled.
+#[tokio::test]
+async fn a_refusal_after_streamed_text_is_shown() {
+    let reply = Reply::sse(vec![
+        (
+            None,
+            chunk(json!({"role": "assistant", "content": "Let me see. "}), json!(null)),
+        ),
+        (None, chunk(json!({"refusal": "I can't help "}), json!(null))),
+        (None, chunk(json!({"refusal": "with that."}), json!(null))),
+        (None, chunk(json!({}), json!("stop"))),
+        (None, "[DONE]".to_owned()),
+    ]);
+    let server = Server::start(vec![reply], false).await;
+    let (shown, collect) = collected(|event| match event {
+        AgentEvent::Text(text) => Some(text),
+        _ => None,
+    });
+    let outcome = Agent::new(client(&server, true), registry())
+        .on_event(collect)
+        .run("Help me.")
+        .await;
+    assert_eq!(outcome.stop, StopReason::Refusal, "{:?}", outcome.error);
+    assert_eq!(outcome.text, "Let me see. I can't help with that.");
+    assert_eq!(*shown.lock().unwrap(), outcome.text);
+}
+
+/// A redirect is not followed: the key never reaches the other address,
+/// and the error names where the redirect points, with its status.
+#[tokio::test]
+async fn a_redirect_is_an_error_naming_where_it_points() {
+    let elsewhere = Server::start(vec![Reply::ok(openai_completion(Some("Moved."), &[], "stop"))], true).await;
+    let location = format!("{}/v1/chat/completions", elsewhere.url);
+    let moved = || Reply::status(307, json!({})).with_header("location", &location);
+    let server = Server::start(vec![moved(), moved()], false).await;
+    let timed = client(&server, false).timeouts(Duration::from_secs(5), Duration::from_secs(5));
+    for model in [client(&server, false), timed] {
+        let outcome = Agent::new(model, registry()).run("Hi").await;
+        let headers: Vec<_> = elsewhere.requests().into_iter().map(|r| r.headers).collect();
+        assert!(headers.is_empty(), "followed, with {headers:?}");
+        assert_eq!(outcome.stop, StopReason::ModelError);
+        let error = outcome.error.unwrap();
+        assert_eq!(error.status(), Some(307), "{error}");
+        assert!(error.message().contains(&location), "{error}");
+    }
+    assert_eq!(server.requests().len(), 2, "each tried once");
+}
+
+/// A server that answers, then keeps the stream open with a comment now
+/// and then and nothing else, never trips the read limit: the limit on an
+/// attempt as a whole ends it, as a timeout.
+#[tokio::test]
+async fn a_stream_kept_open_with_comments_ends_at_the_total_timeout() {
+    let url = trickling_server().await;
+    let model = OpenAi::new("gpt-4.1")
+        .base_url(format!("{url}/v1"))
+        .api_key("sk-test")
+        .streaming(true)
+        .timeouts(Duration::from_secs(5), Duration::from_secs(5))
+        .total_timeout(Some(Duration::from_millis(500)))
+        .retry(RetryPolicy::none());
+    let agent = Agent::new(model, registry());
+    let outcome = tokio::time::timeout(Duration::from_secs(10), agent.run("Hi"))
+        .await
+        .expect("the run ends at its total timeout");
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind(), ModelErrorKind::Timeout, "{error}");
+}
+
+/// A server that answers every request with the head of an event stream,
+/// then a comment every 50 ms and nothing else, until the client leaves.
+async fn trickling_server() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 64 << 10];
+                let _ = socket.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                let mut written = socket.write_all(head.as_bytes()).await;
+                while written.is_ok() {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    written = socket.write_all(b": keep-alive\n\n").await;
+                }
+            });
+        }
+    });
+    url
+}

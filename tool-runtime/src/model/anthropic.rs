@@ -45,6 +45,7 @@ pub struct Anthropic {
     cache: bool,
     strict: bool,
     retry: RetryPolicy,
+    total_timeout: Option<Duration>,
 }
 
 impl Anthropic {
@@ -52,7 +53,7 @@ impl Anthropic {
     /// prompt caching of tools and system prompt on.
     pub fn new(model: impl Into<String>) -> Self {
         Anthropic {
-            http: default_http(),
+            http: http::default_client(),
             base_url: std::env::var("ANTHROPIC_BASE_URL").unwrap_or_else(|_| "https://api.anthropic.com".to_owned()),
             api_key: std::env::var("ANTHROPIC_API_KEY").ok().filter(|k| !k.is_empty()),
             model: model.into(),
@@ -69,6 +70,7 @@ impl Anthropic {
             cache: true,
             strict: false,
             retry: RetryPolicy::default(),
+            total_timeout: Some(http::DEFAULT_TOTAL_TIMEOUT),
         }
     }
 
@@ -175,13 +177,22 @@ impl Anthropic {
         self
     }
 
-    /// Time limit for connecting and for each read of the response.
+    /// Time limit for connecting and for each read of the response
+    /// (defaults: 30 s and 600 s). A redirect is never followed: it is an
+    /// error that says where it points.
     pub fn timeouts(mut self, connect: Duration, read: Duration) -> Self {
-        self.http = reqwest::Client::builder()
-            .connect_timeout(connect)
-            .read_timeout(read)
-            .build()
-            .unwrap_or_default();
+        self.http = http::client(connect, read);
+        self
+    }
+
+    /// Time limit for one attempt of a request as a whole, from connecting
+    /// to the last byte of the answer, streamed or not (default one hour;
+    /// `None` for none). The read limit of [`timeouts`](Self::timeouts)
+    /// does not end a stream that a server keeps open with comments and
+    /// nothing else; this does. An attempt that runs out is a
+    /// [`Timeout`](super::ModelErrorKind::Timeout) error, not tried again.
+    pub fn total_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.total_timeout = limit;
         self
     }
 
@@ -269,6 +280,9 @@ impl Anthropic {
             if self.stream {
                 builder = builder.header("accept", "text/event-stream");
             }
+            if let Some(limit) = self.total_timeout {
+                builder = builder.timeout(limit);
+            }
             builder
         };
         if self.stream {
@@ -294,14 +308,6 @@ impl Model for Anthropic {
     }
 }
 
-pub(crate) fn default_http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(30))
-        .read_timeout(Duration::from_secs(600))
-        .build()
-        .unwrap_or_default()
-}
-
 fn tool_choice_json(choice: &ToolChoice) -> Value {
     match choice {
         ToolChoice::Auto => json!({"type": "auto"}),
@@ -322,7 +328,7 @@ pub fn message_json(message: &Message) -> Value {
     let content: Vec<Value> = message
         .content
         .iter()
-        .filter(|block| block.unsigned_thinking().is_none())
+        .filter(|block| !block.is_unsigned_reasoning())
         .map(block_json)
         .collect();
     json!({"role": role, "content": content})
@@ -343,6 +349,8 @@ fn block_json(block: &Block) -> Value {
             json!({"type": "thinking", "thinking": thinking, "signature": signature})
         }
         Block::RedactedThinking { data } => json!({"type": "redacted_thinking", "data": data}),
+        // Left out by `message_json`; written as the transcript holds it.
+        Block::Reasoning { text, field } => json!({"type": "reasoning", "text": text, "field": field}),
         Block::Provider(block) => block.clone(),
     }
 }
@@ -484,7 +492,8 @@ struct StreamState {
     /// approver (which may run it with arguments of its own). It is known
     /// whole only once another block starts or the turn ends for a reason
     /// known not to cut it off; a turn cut off answers it as not run, as
-    /// the whole message would.
+    /// the whole message would. A turn that ends with no stop reason at
+    /// all while a call is held is cut off.
     held: Option<ToolUse>,
 }
 
@@ -647,8 +656,18 @@ impl http::StreamReader for StreamState {
                 usage(&data["usage"], &mut self.usage);
             }
             "message_stop" => {
-                if self.stop.as_ref().is_none_or(|stop| !stop.interrupts()) {
-                    self.release(events);
+                match &self.stop {
+                    // No reason came: a held call is not known whole, so
+                    // the turn is taken as cut off at its token limit (as
+                    // the Chat Completions client takes a stream that ends
+                    // without a finish_reason); a turn whose calls were
+                    // all whole is whole.
+                    None if self.held.is_some() => {
+                        self.held = None;
+                        self.stop = Some(ModelStop::MaxTokens);
+                    }
+                    Some(stop) if stop.interrupts() => {}
+                    _ => self.release(events),
                 }
                 self.finished = true;
                 return Ok(true);

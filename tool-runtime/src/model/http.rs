@@ -12,6 +12,35 @@ use crate::schema::Schema;
 use crate::sse::{SseEvent, SseParser};
 use crate::text::clip_at;
 
+/// The longest one attempt of a request may take by default, from
+/// connecting to the last byte of the answer (see the clients'
+/// `total_timeout`): far longer than a model takes to write its longest
+/// answer, yet a bound on a server that keeps a stream open with comments
+/// and never answers.
+pub(crate) const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// The HTTP client of a model client: these time limits for connecting and
+/// for each read, and no redirect followed. A redirect would carry the
+/// request's headers to another address, and reqwest takes off only
+/// `Authorization` and cookies on the way, not Anthropic's `x-api-key`;
+/// a redirect is an error that names where it points (see
+/// [`status_error`]).
+pub(crate) fn client(connect: Duration, read: Duration) -> reqwest::Client {
+    let builder = || reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+    builder()
+        .connect_timeout(connect)
+        .read_timeout(read)
+        .build()
+        .or_else(|_| builder().build())
+        .unwrap_or_default()
+}
+
+/// The HTTP client of a model client with the default time limits: 30 s
+/// to connect, 600 s for each read.
+pub(crate) fn default_client() -> reqwest::Client {
+    client(Duration::from_secs(30), Duration::from_secs(600))
+}
+
 /// A request body as bytes, its `tools` written with each tool's
 /// parameters in declaration order (a `Value`'s maps are ordered by key).
 /// The same body gives the same bytes every time, which prompt caching needs.
@@ -124,8 +153,11 @@ impl RetryPolicy {
             .saturating_mul(2u32.saturating_pow(attempt.min(20)))
             .min(self.max_delay);
         let half = full / 2;
+        // Saturating throughout: delays as long as `Duration::MAX` give the
+        // longest wait, never an overflow.
         let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
-        Some(half + Duration::from_nanos(if nanos == 0 { 0 } else { random() % (nanos + 1) }))
+        let jitter = random() % nanos.saturating_add(1);
+        Some(half.saturating_add(Duration::from_nanos(jitter)))
     }
 }
 
@@ -427,6 +459,9 @@ const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
 /// bodies).
 async fn status_error(mut response: reqwest::Response) -> ModelError {
     let status = response.status().as_u16();
+    if response.status().is_redirection() {
+        return redirect_error(&response);
+    }
     // Read up to a bound: an error body is a short message, whatever a
     // server sends.
     let mut body = Vec::new();
@@ -450,6 +485,26 @@ async fn status_error(mut response: reqwest::Response) -> ModelError {
         kind = ModelErrorKind::Overloaded;
     }
     ModelError::new(kind, message).with_status(status)
+}
+
+/// The error a redirect is: the clients follow none (see [`client`]), so
+/// it says where it points, for the user to set as the base URL if that
+/// address is meant.
+fn redirect_error(response: &reqwest::Response) -> ModelError {
+    let status = response.status().as_u16();
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    let message = match location {
+        Some(location) => format!(
+            "the server redirected the request to {}, which is not followed (the API key would go with it); set the \
+             base URL to that address if it is meant",
+            clip_at(&location, MAX_ERROR_MESSAGE_CHARS)
+        ),
+        None => "the server answered with a redirect, which is not followed".to_owned(),
+    };
+    ModelError::new(ModelErrorKind::from_status(status), message).with_status(status)
 }
 
 /// The error an API's error object means: an `error` event in a stream,
@@ -616,6 +671,21 @@ mod tests {
             patient.delay(0, Some(Duration::from_secs(90))),
             Some(Duration::from_secs(90))
         );
+    }
+
+    /// Delays as long as a `Duration` holds give the longest wait: never
+    /// an overflow, a division by zero or a panic.
+    #[test]
+    fn the_longest_delays_saturate() {
+        let policy = RetryPolicy::default().delays(Duration::MAX, Duration::MAX);
+        for attempt in [0, 1, 20, u32::MAX] {
+            let wait = policy.delay(attempt, None).unwrap();
+            assert!(wait >= Duration::MAX / 2, "attempt {attempt}: {wait:?}");
+        }
+        let zero = RetryPolicy::default().delays(Duration::ZERO, Duration::ZERO);
+        assert_eq!(zero.delay(3, None), Some(Duration::ZERO));
+        let one = RetryPolicy::default().delays(Duration::from_nanos(1), Duration::from_nanos(1));
+        assert_eq!(one.delay(0, None), Some(Duration::ZERO));
     }
 
     #[test]

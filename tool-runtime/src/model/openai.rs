@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::anthropic::default_http;
 use super::http::{self, RetryPolicy, is_whole_object, malformed};
 use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
@@ -42,8 +41,11 @@ pub struct OpenAi {
     store: Option<bool>,
     tool_choice: Option<ToolChoice>,
     stream: bool,
+    stream_usage: bool,
+    send_reasoning: bool,
     strict: bool,
     retry: RetryPolicy,
+    total_timeout: Option<Duration>,
     completion_tokens_field: bool,
 }
 
@@ -51,7 +53,7 @@ impl OpenAi {
     /// A client for `model`: no streaming, the server's default max tokens.
     pub fn new(model: impl Into<String>) -> Self {
         OpenAi {
-            http: default_http(),
+            http: http::default_client(),
             base_url: std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".to_owned()),
             api_key: std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty()),
             model: model.into(),
@@ -65,8 +67,11 @@ impl OpenAi {
             store: None,
             tool_choice: None,
             stream: false,
+            stream_usage: true,
+            send_reasoning: true,
             strict: false,
             retry: RetryPolicy::default(),
+            total_timeout: Some(http::DEFAULT_TOTAL_TIMEOUT),
             completion_tokens_field: false,
         }
     }
@@ -157,6 +162,28 @@ impl OpenAi {
         self
     }
 
+    /// Whether a streamed request asks for the turn's usage
+    /// (`stream_options: {"include_usage": true}`; on by default). Turn it
+    /// off for a server that refuses the field (Mistral answers 422
+    /// `extra_forbidden`): usage then comes only from a server that sends
+    /// it anyway, and is zero otherwise, so a token budget counts nothing
+    /// for such turns.
+    pub fn stream_usage(mut self, on: bool) -> Self {
+        self.stream_usage = on;
+        self
+    }
+
+    /// Whether the reasoning a server returned goes back with the
+    /// assistant message on later turns, in the field it came in (on by
+    /// default; see [`Block::Reasoning`]). DeepSeek and Kimi refuse a turn
+    /// of tool calls sent back without it. Turn it off for a server that
+    /// refuses reasoning it did not write, as one given a transcript from
+    /// another provider may (Mistral refuses any field it does not know).
+    pub fn send_reasoning(mut self, on: bool) -> Self {
+        self.send_reasoning = on;
+        self
+    }
+
     /// Sends strict tool definitions (structured outputs).
     ///
     /// The model then sends `null` for every optional parameter it leaves
@@ -177,13 +204,22 @@ impl OpenAi {
         self
     }
 
-    /// Time limit for connecting and for each read of the response.
+    /// Time limit for connecting and for each read of the response
+    /// (defaults: 30 s and 600 s). A redirect is never followed: it is an
+    /// error that says where it points.
     pub fn timeouts(mut self, connect: Duration, read: Duration) -> Self {
-        self.http = reqwest::Client::builder()
-            .connect_timeout(connect)
-            .read_timeout(read)
-            .build()
-            .unwrap_or_default();
+        self.http = http::client(connect, read);
+        self
+    }
+
+    /// Time limit for one attempt of a request as a whole, from connecting
+    /// to the last byte of the answer, streamed or not (default one hour;
+    /// `None` for none). The read limit of [`timeouts`](Self::timeouts)
+    /// does not end a stream that a server keeps open with comments and
+    /// nothing else; this does. An attempt that runs out is a
+    /// [`Timeout`](super::ModelErrorKind::Timeout) error, not tried again.
+    pub fn total_timeout(mut self, limit: Option<Duration>) -> Self {
+        self.total_timeout = limit;
         self
     }
 
@@ -196,7 +232,7 @@ impl OpenAi {
             messages.push(json!({"role": "system", "content": system}));
         }
         for message in request.messages {
-            messages.extend(messages_json(message));
+            messages.extend(message_json(message, self.send_reasoning));
         }
         body.insert("messages".into(), Value::Array(messages));
         if !request.tools.is_empty() {
@@ -236,7 +272,9 @@ impl OpenAi {
         put("store", self.store.map(Value::Bool));
         if self.stream {
             body.insert("stream".into(), json!(true));
-            body.insert("stream_options".into(), json!({"include_usage": true}));
+            if self.stream_usage {
+                body.insert("stream_options".into(), json!({"include_usage": true}));
+            }
         }
         Value::Object(body)
     }
@@ -256,6 +294,9 @@ impl OpenAi {
                 .body(body.clone());
             if let Some(key) = &self.api_key {
                 builder = builder.bearer_auth(key);
+            }
+            if let Some(limit) = self.total_timeout {
+                builder = builder.timeout(limit);
             }
             builder
         };
@@ -290,12 +331,19 @@ impl Model for OpenAi {
 /// thinking keeps them apart.
 ///
 /// What a server returned beside the answer goes back with it: an
-/// assistant's reasoning (its thinking blocks without a signature) as
-/// `reasoning_content`, which DeepSeek and Kimi require after a turn of
-/// tool calls and other servers ignore, and each call's
-/// [`extra`](ToolUse::extra) fields (Gemini's `extra_content`) on that
-/// call. Anthropic's signed thinking is not sent.
+/// assistant's reasoning ([`Block::Reasoning`]) in the field it came in
+/// (`reasoning_content`, which DeepSeek and Kimi require after a turn of
+/// tool calls, or `reasoning`), and each call's [`extra`](ToolUse::extra)
+/// fields (Gemini's `extra_content`) on that call. A thinking block
+/// without a signature (reasoning read by an earlier version of this
+/// crate) goes back as `reasoning_content`. Anthropic's signed thinking is
+/// not sent. [`OpenAi::send_reasoning`] turns the reasoning off.
 pub fn messages_json(message: &Message) -> Vec<Value> {
+    message_json(message, true)
+}
+
+/// [`messages_json`], the reasoning sent back when `reasoning` is true.
+fn message_json(message: &Message, reasoning: bool) -> Vec<Value> {
     match message.role {
         Role::Assistant => {
             let text = joined_text(message);
@@ -304,9 +352,10 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
             if !calls.is_empty() {
                 out["tool_calls"] = Value::Array(calls);
             }
-            let reasoning: String = message.content.iter().filter_map(Block::unsigned_thinking).collect();
-            if !reasoning.is_empty() {
-                out["reasoning_content"] = Value::String(reasoning);
+            if reasoning && let Value::Object(fields) = &mut out {
+                for (field, text) in reasoning_fields(message) {
+                    fields.insert(field.to_owned(), Value::String(text));
+                }
             }
             vec![out]
         }
@@ -330,6 +379,35 @@ pub fn messages_json(message: &Message) -> Vec<Value> {
             out
         }
     }
+}
+
+/// The fields a server returns reasoning in, the one preferred first when
+/// a server sends both (with the same text in each): `reasoning_content`
+/// (DeepSeek, Kimi, llama.cpp) and `reasoning` (Groq, vLLM, OpenRouter).
+/// Reasoning goes back in one of these only: a transcript naming any other
+/// field must not write over the message's own.
+const REASONING_FIELDS: &[&str] = &["reasoning_content", "reasoning"];
+
+/// The reasoning of an assistant message to send back, by field, each
+/// field's pieces joined in order.
+fn reasoning_fields(message: &Message) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    for block in &message.content {
+        let (field, text) = match block {
+            Block::Reasoning { text, field } => (field.as_str(), text),
+            Block::Thinking { thinking, signature } if signature.is_empty() => ("reasoning_content", thinking),
+            _ => continue,
+        };
+        let Some(field) = REASONING_FIELDS.iter().copied().find(|known| *known == field) else {
+            continue;
+        };
+        match out.iter_mut().find(|(f, _)| *f == field) {
+            Some((_, joined)) => joined.push_str(text),
+            None if !text.is_empty() => out.push((field, text.clone())),
+            None => {}
+        }
+    }
+    out
 }
 
 /// A call as an assistant message's `tool_calls` entry, with the fields
@@ -379,22 +457,22 @@ fn read_call(
     call
 }
 
-/// The reasoning text of a message or a delta: `reasoning_content`
-/// (DeepSeek, Kimi, llama.cpp) or, when that is absent, `reasoning` (vLLM,
-/// OpenRouter), when it is a string; empty when neither is.
-fn reasoning_text(message: &Value) -> &str {
-    ["reasoning_content", "reasoning"]
-        .iter()
-        .find_map(|key| message[*key].as_str().filter(|text| !text.is_empty()))
-        .unwrap_or_default()
+/// The reasoning of a message or a delta and the field it came in: the
+/// first of [`REASONING_FIELDS`] that holds a string of text; `None` when
+/// none does.
+fn reasoning_text(message: &Value) -> Option<(&'static str, &str)> {
+    REASONING_FIELDS.iter().find_map(|field| {
+        let text = message[*field].as_str().filter(|text| !text.is_empty())?;
+        Some((*field, text))
+    })
 }
 
-/// Reasoning as a transcript block: a thinking block without a signature,
-/// first in the message.
-fn reasoning_block(text: String) -> Block {
-    Block::Thinking {
-        thinking: text,
-        signature: String::new(),
+/// Reasoning as a transcript block, first in the message, with the field
+/// it came in.
+fn reasoning_block(text: String, field: &str) -> Block {
+    Block::Reasoning {
+        text,
+        field: field.to_owned(),
     }
 }
 
@@ -504,9 +582,8 @@ pub fn parse_response(body: &Value) -> Result<ModelResponse, ModelError> {
     };
     let message = &choice["message"];
     let mut content = Vec::new();
-    let reasoning = reasoning_text(message);
-    if !reasoning.is_empty() {
-        content.push(reasoning_block(reasoning.to_owned()));
+    if let Some((field, reasoning)) = reasoning_text(message) {
+        content.push(reasoning_block(reasoning.to_owned(), field));
     }
     let text = content_text(&message["content"])?;
     if !text.is_empty() {
@@ -566,6 +643,8 @@ struct StreamState {
     /// The reasoning, streamed in `delta.reasoning_content` (or
     /// `delta.reasoning`).
     reasoning: String,
+    /// The field the reasoning came in, from its first piece.
+    reasoning_field: Option<&'static str>,
     /// Whether the reasoning was reported complete (`ThinkingDone`), as it
     /// is before the first call reported.
     reasoning_reported: bool,
@@ -655,8 +734,8 @@ impl StreamState {
         // As the whole-response parser: a call of the deprecated form is an
         // error, never lost.
         crate::format::openai::check_no_function_call(delta).map_err(|e| malformed(e.to_string()))?;
-        let reasoning = reasoning_text(delta);
-        if !reasoning.is_empty() {
+        if let Some((field, reasoning)) = reasoning_text(delta) {
+            self.reasoning_field.get_or_insert(field);
             self.reasoning.push_str(reasoning);
             events(StreamEvent::Thinking(reasoning.to_owned()));
         }
@@ -665,8 +744,11 @@ impl StreamState {
             self.text.push_str(&text);
             events(StreamEvent::Text(text));
         }
-        if let Some(refusal) = delta["refusal"].as_str() {
+        // A refusal is text the user reads, shown as it streams like the
+        // rest (it ends the message, where the shown text ends too).
+        if let Some(refusal) = delta["refusal"].as_str().filter(|r| !r.is_empty()) {
             self.refusal.push_str(refusal);
+            events(StreamEvent::Text(refusal.to_owned()));
         }
         if let Some(calls) = delta.get("tool_calls").filter(|c| !c.is_null()) {
             let Some(calls) = calls.as_array() else {
@@ -767,6 +849,20 @@ impl StreamState {
             if call.id.is_empty() || call.name.is_empty() {
                 return Err(malformed("a streamed tool call lacks its id or function name"));
             }
+            // Parsed once, at the end: arguments that are several whole
+            // JSON values are calls a server merged at one index, and the
+            // calls after the first would be lost.
+            if which == Reported::All
+                && !is_whole_object(&call.arguments)
+                && let Some(count) = several_values(&call.arguments)
+            {
+                return Err(malformed(format!(
+                    "the arguments of tool call `{}` (`{}`) are {count} JSON values one after another: the server \
+                     merged several calls into one",
+                    clip(&call.id),
+                    clip(&call.name)
+                )));
+            }
             // Refused before the call is reported, and so before it starts.
             check_call_id(&call.id, &mut self.call_ids).map_err(|e| malformed(e.to_string()))?;
             self.reported += 1;
@@ -775,7 +871,11 @@ impl StreamState {
                 // the turn end before its message is whole.
                 if !self.reasoning_reported && !self.reasoning.is_empty() {
                     self.reasoning_reported = true;
-                    events(StreamEvent::ThinkingDone(reasoning_block(self.reasoning.clone())));
+                    let field = self.reasoning_field.unwrap_or(REASONING_FIELDS[0]);
+                    events(StreamEvent::ThinkingDone(reasoning_block(
+                        self.reasoning.clone(),
+                        field,
+                    )));
                 }
                 events(StreamEvent::ToolUse(read_call(
                     &call.id,
@@ -798,10 +898,24 @@ impl StreamState {
         if self.stop.is_none() && self.text.is_empty() && self.refusal.is_empty() && self.calls.is_empty() {
             return Err(malformed("the stream ended without a finish_reason or any content"));
         }
+        // A stream that ended without a finish_reason never said its turn
+        // was whole. Some servers leave it out, so a turn whose calls are
+        // all whole is; but one whose last call is not (its arguments cut
+        // short, or never begun) is taken as cut off at its token limit,
+        // as by `length`: such a call is not handed on as complete, and the
+        // loop answers it without running it.
+        if self.stop.is_none()
+            && self.calls[self.reported..]
+                .iter()
+                .any(|c| !is_whole_object(&c.arguments))
+        {
+            self.stop = Some(ModelStop::MaxTokens);
+        }
         self.report(events, Reported::All)?;
         let mut content = Vec::new();
         if !self.reasoning.is_empty() {
-            content.push(reasoning_block(self.reasoning));
+            let field = self.reasoning_field.unwrap_or(REASONING_FIELDS[0]);
+            content.push(reasoning_block(self.reasoning, field));
         }
         if !self.text.is_empty() {
             content.push(Block::Text { text: self.text });
@@ -827,6 +941,17 @@ impl StreamState {
         response.id = self.id;
         Ok(response)
     }
+}
+
+/// How many whole JSON values `text` holds one after another, when it is
+/// two or more and nothing else (`{"p":1}{"p":2}`); `None` otherwise.
+fn several_values(text: &str) -> Option<usize> {
+    let mut count = 0;
+    for value in serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>() {
+        value.ok()?;
+        count += 1;
+    }
+    (count >= 2).then_some(count)
 }
 
 /// Which calls [`StreamState::report`] reports.
@@ -1184,7 +1309,7 @@ mod tests {
                 "function": {"name": "add", "arguments": "{}"}}]})),
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
         ]);
-        let reasoning = reasoning_block("Add them.".into());
+        let reasoning = reasoning_block("Add them.".into(), "reasoning_content");
         let mut first = ToolUse::from_text("c1", "add", "{}");
         first.extra = Some(json!({"extra_content": signature}));
         let second = ToolUse::from_text("c2", "add", "{}");
@@ -1211,7 +1336,10 @@ mod tests {
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
         ]);
         assert_eq!(events[0], StreamEvent::Thinking("Just say hi.".into()));
-        assert_eq!(response.unwrap().content[0], reasoning_block("Just say hi.".into()));
+        assert_eq!(
+            response.unwrap().content[0],
+            reasoning_block("Just say hi.".into(), "reasoning")
+        );
     }
 
     /// Reasoning goes back on an assistant message only, and only as it
@@ -1229,8 +1357,149 @@ mod tests {
         assert!(sent[0].get("reasoning_content").is_none(), "{sent:?}");
         assert_eq!(sent[0]["tool_calls"][0]["id"], "c1");
         assert_eq!(sent[0]["tool_calls"][0]["extra_content"], json!({"k": 1}));
-        let user = Message::new(Role::User, vec![reasoning_block("Mine.".into())]);
+        let user = Message::new(Role::User, vec![reasoning_block("Mine.".into(), "reasoning")]);
         assert_eq!(messages_json(&user), [json!({"role": "user", "content": ""})]);
+    }
+
+    /// Reasoning goes back in the field it came in and no other (Groq
+    /// refuses `reasoning_content`), reasoning read by an earlier version
+    /// (a thinking block without a signature) as `reasoning_content`, a
+    /// field this client never reads not at all, and nothing when the
+    /// client is told not to send reasoning.
+    #[test]
+    fn reasoning_goes_back_in_the_field_it_came_in_only() {
+        let turn = |reasoning: Block| {
+            Message::new(
+                Role::Assistant,
+                vec![reasoning, Block::ToolUse(ToolUse::from_text("c1", "add", "{}"))],
+            )
+        };
+        let fields = |sent: &Value| -> Vec<String> {
+            let known = ["role", "content", "tool_calls"];
+            let fields = sent.as_object().unwrap().keys();
+            fields.filter(|k| !known.contains(&k.as_str())).cloned().collect()
+        };
+        for field in ["reasoning", "reasoning_content"] {
+            let sent = &messages_json(&turn(reasoning_block("Add.".into(), field)))[0];
+            assert_eq!(fields(sent), [field]);
+            assert_eq!(sent[field], "Add.");
+        }
+        let legacy = Block::Thinking {
+            thinking: "Add.".into(),
+            signature: String::new(),
+        };
+        let sent = &messages_json(&turn(legacy))[0];
+        assert_eq!(fields(sent), ["reasoning_content"]);
+        let sent = &messages_json(&turn(reasoning_block("Add.".into(), "content")))[0];
+        assert_eq!((fields(sent).len(), &sent["content"]), (0, &Value::Null));
+
+        let transcript = [Message::user("Add."), turn(reasoning_block("Add.".into(), "reasoning"))];
+        let request = ModelRequest::new(&transcript, &[]);
+        let body = OpenAi::new("m").request_body(&request);
+        assert_eq!(body["messages"][1]["reasoning"], "Add.");
+        let body = OpenAi::new("m").send_reasoning(false).request_body(&request);
+        assert_eq!(fields(&body["messages"][1]), Vec::<String>::new());
+    }
+
+    /// A refusal after streamed text is shown as it streams, and what was
+    /// shown is the message's text, neither short of the refusal nor
+    /// doubling it.
+    #[test]
+    fn a_refusal_after_text_is_shown_as_it_streams() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]});
+        let (events, response) = run(&[
+            delta(json!({"role": "assistant", "content": "Let me see. "})),
+            delta(json!({"refusal": "I can't help "})),
+            delta(json!({"refusal": "with that."})),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        ]);
+        let shown: String = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::Text(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shown, "Let me see. I can't help with that.");
+        let response = response.unwrap();
+        assert_eq!(response.stop, ModelStop::Refusal);
+        assert_eq!(Message::new(Role::Assistant, response.content).text(), shown);
+    }
+
+    /// Two calls a gateway merged at one index, the second without an id,
+    /// are an error naming the call, never one call of bad arguments with
+    /// the other lost; arguments merely cut short are still a call.
+    #[test]
+    fn calls_merged_at_one_index_are_an_error_naming_the_call() {
+        let delta = |d: Value| json!({"choices": [{"index": 0, "delta": d, "finish_reason": null}]}).to_string();
+        let first = delta(
+            json!({"tool_calls": [{"index": 0, "id": "t1", "function": {"name": "glob", "arguments": "{\"p\":1}"}}]}),
+        );
+        let second = delta(json!({"tool_calls": [{"index": 0, "function": {"name": "", "arguments": "{\"p\":2}"}}]}));
+        let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}).to_string();
+        for last in [end.as_str(), "[DONE]"] {
+            let mut seen = Vec::new();
+            let mut state = StreamState::default();
+            let mut events = |e: StreamEvent| seen.push(e);
+            state.chunk(&first, &mut events).unwrap();
+            state.chunk(&second, &mut events).unwrap();
+            let error = match state.chunk(last, &mut events) {
+                Err(error) => error,
+                Ok(_) => state.finish(&mut events).unwrap_err(),
+            };
+            assert_eq!(error.kind(), crate::model::ModelErrorKind::MalformedResponse, "{error}");
+            assert!(error.message().contains("`t1` (`glob`)"), "{error}");
+            assert!(error.message().contains("2 JSON values"), "{error}");
+            assert!(seen.is_empty(), "{seen:?}");
+        }
+        for cut in ["{\"p\":1", "{\"p\":1} x", "[1]"] {
+            let (_, response) = run(&[
+                json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "t1",
+                    "function": {"name": "glob", "arguments": cut}}]}, "finish_reason": null}]}),
+                json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+            ]);
+            let response = response.unwrap();
+            assert_eq!(response.tool_uses().next().unwrap().raw_arguments.as_deref(), Some(cut));
+        }
+        assert_eq!(several_values("{\"p\":1}{\"p\":2} [3]"), Some(3));
+        assert_eq!(several_values("{\"p\":1}"), None);
+        assert_eq!(several_values(""), None);
+    }
+
+    /// A stream that ends (`[DONE]`) without a finish_reason hands on no
+    /// call whose arguments are not a whole object, cut short or never
+    /// begun: the turn is taken as cut off. One whose calls are all whole
+    /// is a whole turn (some servers leave the finish_reason out).
+    #[test]
+    fn a_stream_without_a_finish_reason_hands_on_no_call_not_whole() {
+        let call = |index: u64, id: &str, args: &str| {
+            json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": id,
+                "function": {"name": "write", "arguments": args}}]}, "finish_reason": null}]})
+            .to_string()
+        };
+        let read = |chunks: &[String]| {
+            let mut seen = Vec::new();
+            let mut state = StreamState::default();
+            let mut events = |e: StreamEvent| seen.push(e);
+            for chunk in chunks {
+                state.chunk(chunk, &mut events).unwrap();
+            }
+            state.chunk("[DONE]", &mut events).unwrap();
+            let response = state.finish(&mut events).unwrap();
+            (
+                started(&seen).iter().map(|id| id.to_string()).collect::<Vec<_>>(),
+                response,
+            )
+        };
+        for cut in ["", "{\"p\":", "[1]"] {
+            let (started, response) = read(&[call(0, "a", "{\"p\":1}"), call(1, "b", cut)]);
+            assert_eq!(started, ["a"], "{cut:?}");
+            assert_eq!(response.stop, ModelStop::MaxTokens, "{cut:?}");
+            assert_eq!(response.tool_uses().count(), 2, "{cut:?}: both are answered");
+        }
+        let (started, response) = read(&[call(0, "a", "{\"p\":1}"), call(1, "b", "{}")]);
+        assert_eq!(started, ["a", "b"]);
+        assert_eq!(response.stop, ModelStop::EndTurn);
     }
 
     #[test]
@@ -1243,7 +1512,10 @@ mod tests {
         ]});
         let response = parse_response(&whole).unwrap();
         assert_eq!(response.stop, ModelStop::ToolUse);
-        assert_eq!(response.content[0], reasoning_block("Call it.".into()));
+        assert_eq!(
+            response.content[0],
+            reasoning_block("Call it.".into(), "reasoning_content")
+        );
         let call = response.tool_uses().next().unwrap();
         assert_eq!(
             call.extra,

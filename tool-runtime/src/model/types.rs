@@ -1,5 +1,6 @@
 //! The provider-neutral transcript and one turn's request and response.
 
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -73,7 +74,14 @@ impl Message {
 }
 
 /// One block of a message.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Read from JSON by its `type`: a block of a type this crate models whose
+/// fields do not fit is an error naming the type (never a [`Provider`]
+/// block, which would drop a call or a result from later requests); a
+/// block of any other type is kept as a [`Provider`] block.
+///
+/// [`Provider`]: Block::Provider
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Block {
@@ -87,11 +95,12 @@ pub enum Block {
     /// The answer to one tool call.
     ToolResult(ToolResultBlock),
     /// Thinking: Anthropic's extended thinking, sent back unchanged with
-    /// its signature; or, with no signature, the reasoning an
-    /// OpenAI-compatible server returned (`reasoning_content`), which the
-    /// Chat Completions client sends back (DeepSeek and Kimi refuse a turn
-    /// of tool calls sent back without it). A block without a signature is
-    /// no Anthropic thinking: that API refuses it.
+    /// its signature. A block without a signature is no Anthropic
+    /// thinking: that API refuses it, so it is left out of its requests;
+    /// the Chat Completions client sends its text back as
+    /// `reasoning_content`, as it did with the reasoning it read before
+    /// [`Reasoning`](Block::Reasoning) blocks (transcripts saved then hold
+    /// such blocks).
     Thinking {
         /// The thinking text.
         thinking: String,
@@ -105,6 +114,19 @@ pub enum Block {
         /// The opaque data.
         data: String,
     },
+    /// The reasoning an OpenAI-compatible server returned beside its
+    /// answer, with the field it came in: `reasoning_content` (DeepSeek,
+    /// Kimi, llama.cpp) or `reasoning` (Groq, vLLM, OpenRouter). The Chat
+    /// Completions client sends it back in that field only, since a server
+    /// refuses a field it does not know (Groq refuses `reasoning_content`),
+    /// and DeepSeek and Kimi refuse a turn of tool calls sent back without
+    /// it; the Anthropic client leaves it out.
+    Reasoning {
+        /// The reasoning text.
+        text: String,
+        /// The message field it came in, and goes back in.
+        field: String,
+    },
     /// A provider block this crate does not model (Anthropic's server tool
     /// blocks, say), kept as sent so it goes back to the same provider
     /// unchanged; other providers skip it.
@@ -112,15 +134,68 @@ pub enum Block {
     Provider(Value),
 }
 
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Block::from_json(Value::deserialize(deserializer)?).map_err(de::Error::custom)
+    }
+}
+
 impl Block {
-    /// The text of a thinking block without a signature: reasoning from an
-    /// OpenAI-compatible server, which only such a server takes back.
+    /// A block read from its JSON, by its `type`; see [`Block`].
+    fn from_json(value: Value) -> Result<Block, String> {
+        #[derive(Deserialize)]
+        struct Text {
+            text: String,
+        }
+        #[derive(Deserialize)]
+        struct Thinking {
+            thinking: String,
+            #[serde(default)]
+            signature: String,
+        }
+        #[derive(Deserialize)]
+        struct Redacted {
+            data: String,
+        }
+        #[derive(Deserialize)]
+        struct Reasoning {
+            text: String,
+            field: String,
+        }
+        fn read<T: serde::de::DeserializeOwned>(value: Value) -> serde_json::Result<T> {
+            serde_json::from_value(value)
+        }
+        let Some(tag) = value.get("type").and_then(Value::as_str).map(str::to_owned) else {
+            return Ok(Block::Provider(value));
+        };
+        let block = match tag.as_str() {
+            "text" => read(value).map(|b: Text| Block::Text { text: b.text }),
+            "tool_use" => read(value).map(Block::ToolUse),
+            "tool_result" => read(value).map(Block::ToolResult),
+            "thinking" => read(value).map(|b: Thinking| Block::Thinking {
+                thinking: b.thinking,
+                signature: b.signature,
+            }),
+            "redacted_thinking" => read(value).map(|b: Redacted| Block::RedactedThinking { data: b.data }),
+            "reasoning" => read(value).map(|b: Reasoning| Block::Reasoning {
+                text: b.text,
+                field: b.field,
+            }),
+            _ => return Ok(Block::Provider(value)),
+        };
+        block.map_err(|e| format!("a `{tag}` block: {e}"))
+    }
+
+    /// Whether the block is reasoning from an OpenAI-compatible server (a
+    /// [`Reasoning`](Block::Reasoning) block, or a thinking block without
+    /// a signature), which no other provider takes.
     /// Read by the HTTP clients (feature `models`).
     #[cfg_attr(not(feature = "models"), allow(dead_code))]
-    pub(crate) fn unsigned_thinking(&self) -> Option<&str> {
+    pub(crate) fn is_unsigned_reasoning(&self) -> bool {
         match self {
-            Block::Thinking { thinking, signature } if signature.is_empty() => Some(thinking),
-            _ => None,
+            Block::Thinking { signature, .. } => signature.is_empty(),
+            Block::Reasoning { .. } => true,
+            _ => false,
         }
     }
 }
@@ -133,7 +208,9 @@ pub struct ToolUse {
     pub id: String,
     /// The tool's name as the model wrote it.
     pub name: String,
-    /// The arguments as a JSON value (`{}` when the text sent was no JSON).
+    /// The arguments as a JSON value (`{}` when the text sent was no JSON,
+    /// and when a transcript read back has none).
+    #[serde(default = "empty_object")]
     pub input: Value,
     /// The argument text exactly as sent, for providers that send text
     /// (OpenAI); the binder reads it, and it goes back unchanged.
@@ -227,10 +304,29 @@ pub struct ToolResultBlock {
     pub tool_use_id: String,
     /// The blocks the model reads, as Anthropic content blocks (`text`,
     /// `image`, `document`); providers that take text only get the text.
+    /// Read from JSON as the Messages API takes it: a list of blocks, a
+    /// string (one text block), or nothing (no blocks).
+    #[serde(default, deserialize_with = "result_content")]
     pub content: Vec<Value>,
     /// The call failed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+}
+
+/// `{}`: the arguments of a call read back without its `input`.
+fn empty_object() -> Value {
+    Value::Object(Default::default())
+}
+
+/// A tool result's `content` as the Messages API takes it: a list of
+/// blocks, a string (one text block), or `null` (no blocks).
+fn result_content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::Array(blocks) => Ok(blocks),
+        Value::String(text) => Ok(vec![serde_json::json!({"type": "text", "text": text})]),
+        Value::Null => Ok(Vec::new()),
+        _ => Err(de::Error::custom("`content` is neither a list of blocks nor a string")),
+    }
 }
 
 impl ToolResultBlock {
@@ -461,10 +557,11 @@ pub enum StreamEvent {
     Thinking(String),
     /// A tool call whose block is complete; the loop may start it at once.
     ToolUse(ToolUse),
-    /// A thinking block (or a redacted one) that is complete, signature
-    /// included where the provider signs one: a turn that ends before its
-    /// message is whole keeps it before the calls it started, as the API
-    /// wants them sent back.
+    /// A thinking block (or a redacted one, or an OpenAI-compatible
+    /// server's reasoning) that is complete, signature included where the
+    /// provider signs one: a turn that ends before its message is whole
+    /// keeps it before the calls it started, as the API wants them sent
+    /// back.
     ThinkingDone(Block),
 }
 
@@ -528,6 +625,96 @@ mod tests {
         assert_eq!(back, message);
     }
 
+    /// Every block this crate models reads back as itself, whatever the
+    /// JSON that was passed around; one of an unknown type is kept as a
+    /// provider block.
+    #[test]
+    fn every_block_round_trips() {
+        let mut call = ToolUse::from_text("c1", "add", "{\"a\": 1}");
+        call.extra = Some(json!({"extra_content": {"k": 1}}));
+        let blocks = vec![
+            Block::Text { text: "Hi".into() },
+            Block::ToolUse(call),
+            Block::ToolUse(ToolUse::new("c2", "add", json!({}))),
+            Block::ToolResult(ToolResultBlock::text("c1", "1", true)),
+            Block::ToolResult(ToolResultBlock {
+                tool_use_id: "c2".into(),
+                content: Vec::new(),
+                is_error: false,
+            }),
+            Block::Thinking {
+                thinking: "Hmm.".into(),
+                signature: "sig".into(),
+            },
+            Block::RedactedThinking { data: "xyz".into() },
+            Block::Reasoning {
+                text: "Add them.".into(),
+                field: "reasoning".into(),
+            },
+            Block::Provider(json!({"type": "server_tool_use", "id": "s1", "input": {}})),
+            Block::Provider(json!({"no_type": true})),
+        ];
+        let message = Message::new(Role::Assistant, blocks);
+        let text = serde_json::to_string(&message).unwrap();
+        let back: Message = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, message, "{text}");
+        assert_eq!(
+            serde_json::to_value(&message.content[7]).unwrap(),
+            json!({"type": "reasoning", "text": "Add them.", "field": "reasoning"})
+        );
+    }
+
+    /// A transcript passed back in the Messages API's own forms keeps its
+    /// calls and results: a result's `content` as a string is one text
+    /// block, a result without `content` has none, and a call without
+    /// `input` has `{}`. A block of a known type whose fields do not fit is
+    /// an error that names the type, never a provider block that every
+    /// later request would drop.
+    #[test]
+    fn calls_and_results_in_the_api_s_forms_are_read_and_bad_ones_refused() {
+        let read = |block: Value| serde_json::from_value::<Block>(block);
+        assert_eq!(
+            read(json!({"type": "tool_result", "tool_use_id": "x", "content": "15 degrees"})).unwrap(),
+            Block::ToolResult(ToolResultBlock::text("x", "15 degrees", false))
+        );
+        let Block::ToolResult(empty) =
+            read(json!({"type": "tool_result", "tool_use_id": "x", "is_error": true})).unwrap()
+        else {
+            panic!("not a result");
+        };
+        assert_eq!((empty.content.len(), empty.is_error), (0, true));
+        assert_eq!(
+            read(json!({"type": "tool_use", "id": "t1", "name": "glob"})).unwrap(),
+            Block::ToolUse(ToolUse::new("t1", "glob", json!({})))
+        );
+        let bad = [
+            (
+                json!({"type": "tool_result", "content": "15"}),
+                "`tool_result`",
+                "tool_use_id",
+            ),
+            (
+                json!({"type": "tool_result", "tool_use_id": "x", "content": 15}),
+                "`tool_result`",
+                "content",
+            ),
+            (
+                json!({"type": "tool_use", "name": "glob", "input": {}}),
+                "`tool_use`",
+                "id",
+            ),
+            (json!({"type": "text"}), "`text`", "text"),
+            (json!({"type": "thinking", "signature": "s"}), "`thinking`", "thinking"),
+            (json!({"type": "reasoning", "text": "t"}), "`reasoning`", "field"),
+        ];
+        for (block, tag, field) in bad {
+            let error = read(block.clone()).unwrap_err().to_string();
+            assert!(error.contains(tag) && error.contains(field), "{block}: {error}");
+            let message = json!({"role": "assistant", "content": [block]});
+            assert!(serde_json::from_value::<Message>(message).is_err());
+        }
+    }
+
     /// Reasoning without a signature and a call's extra fields survive a
     /// transcript saved and read back; a signed block and a call without
     /// extra fields serialize as they always did.
@@ -551,7 +738,7 @@ mod tests {
         );
         let back: Message = serde_json::from_value(value).unwrap();
         assert_eq!(back, message);
-        assert_eq!(back.content[0].unsigned_thinking(), Some("Add them."));
+        assert!(back.content[0].is_unsigned_reasoning());
 
         let signed = Block::Thinking {
             thinking: "Add them.".into(),
@@ -561,7 +748,7 @@ mod tests {
             serde_json::to_value(&signed).unwrap(),
             json!({"type": "thinking", "thinking": "Add them.", "signature": "sig-1"})
         );
-        assert_eq!(signed.unsigned_thinking(), None);
+        assert!(!signed.is_unsigned_reasoning());
         let plain = serde_json::to_value(ToolUse::new("c1", "add", json!({}))).unwrap();
         assert_eq!(plain, json!({"id": "c1", "name": "add", "input": {}}));
     }
