@@ -666,9 +666,21 @@ mod tempfile_path {
 /// - `call_errors`: a call of `invalid`, `internal` or `custom` is answered
 ///   with a JSON-RPC error of code -32602, -32603 or 7;
 /// - `relist_announces`: each `tools/list` answer is followed by
-///   `notifications/tools/list_changed`, the list staying the same.
+///   `notifications/tools/list_changed`, the list staying the same;
+/// - `keys`: a tool whose property keys no provider accepts (`$filter`,
+///   `file path`, `größe`), one with such a key inside a parameter, and
+///   `t`; a call answers with its arguments as JSON;
+/// - `bulky`: a tool with descriptions of 10,000 characters, then 20 tools
+///   of about 120 KB each;
+/// - `grows`: lists `read.file` until it is first called, then announces a
+///   change and lists `read_file` too;
+/// - `forks`: the first call starts a process that ignores the end of its
+///   input (`sleep`), and each call answers with the server's process id
+///   and that process's.
 const RAW_SERVER: &str = r#"
 import json
+import os
+import subprocess
 import sys
 
 mode, log = sys.argv[1], sys.argv[2]
@@ -707,6 +719,12 @@ LISTS = {
     "shaped": [
         tool("listed", outputSchema={"type": "array", "items": {"type": "string"}}),
         tool("counted", outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}}),
+        tool("malformed", outputSchema={
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"x": {"type": "strin"}, "n": {"type": "integer", "minimum": "0"}},
+            "required": "x",
+        }),
         tool("maybe", inputSchema={"type": "object", "properties": {
             "n": {"anyOf": [{"type": "integer"}, {"type": "null", "description": "none"}]},
             "m": {"anyOf": [{"const": None}, {"type": "integer"}]},
@@ -714,6 +732,28 @@ LISTS = {
         }}),
     ],
     "call_errors": [tool("invalid"), tool("internal"), tool("custom")],
+    "keys": [
+        tool("search", inputSchema={"type": "object", "additionalProperties": False, "required": ["file path"], "properties": {
+            "$filter": {"type": "string", "description": "An OData filter."},
+            "_filter": {"type": "string"},
+            "file path": {"type": "string"},
+            "gr\u00f6\u00dfe": {"type": "integer"},
+        }}),
+        tool("nested", inputSchema={"type": "object", "properties": {
+            "options": {"type": "object", "properties": {"a b": {"type": "string"}}},
+        }}),
+        tool("t"),
+    ],
+    "bulky": [
+        tool("described", description="d" * 10000, inputSchema={"type": "object", "properties": {
+            "x": {"type": "string", "description": "p" * 10000},
+        }}),
+    ] + [
+        tool("t%d" % i, inputSchema={"type": "object", "properties": {
+            "x": {"enum": ["value-%02d-%05d" % (i, n) for n in range(8000)]},
+        }})
+        for i in range(20)
+    ],
     "names": [
         tool("read.file"),
         tool("read_file"),
@@ -723,6 +763,9 @@ LISTS = {
         tool("dup"),
     ],
 }
+
+grown = False
+started = []
 
 for line in sys.stdin.buffer:
     message = json.loads(line)
@@ -754,6 +797,8 @@ for line in sys.stdin.buffer:
             page["nextCursor"] = "again"
         if mode == "long_cursor" and not params.get("cursor"):
             page["nextCursor"] = "c" * 5000
+        if mode == "grows":
+            page = {"tools": [tool("read.file")] + ([tool("read_file")] if grown else [])}
         send({"id": id_, "result": page})
         if mode in ("relist_crashes", "relist_announces"):
             send(CHANGED)
@@ -765,11 +810,23 @@ for line in sys.stdin.buffer:
             send({"id": id_, "error": {"code": code, "message": "error of " + params["name"]}})
             continue
         result = {"content": [{"type": "text", "text": params["name"]}]}
+        if mode == "keys":
+            text = json.dumps(params.get("arguments"), sort_keys=True, ensure_ascii=False)
+            result = {"content": [{"type": "text", "text": text}]}
+        if mode == "forks":
+            if not started:
+                started.append(subprocess.Popen(["sleep", "600"], stdin=subprocess.DEVNULL,
+                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            text = "%d %d" % (os.getpid(), started[0].pid)
+            result = {"content": [{"type": "text", "text": text}]}
         if mode == "unreadable":
             result = "done"
         elif mode == "lenient":
             result = {"content": [{"type": "text", "text": "ok"}, {"type": "image", "data": "iVBORw0KGgo="}]}
         send({"id": id_, "result": result})
+        if mode == "grows" and not grown:
+            grown = True
+            send(CHANGED)
     else:
         send({"id": id_, "result": {}})
 "#;
@@ -1464,4 +1521,197 @@ async fn a_server_that_announces_a_change_with_every_listing_is_listed_at_most_o
         "the same tools, no change: {seen:?}"
     );
     mounts.close().await;
+}
+
+/// The tool of `name` in a listing of `format` (a list of tools).
+fn listed_tool(registry: &ToolRegistry, format: Format, name: &str) -> Value {
+    let definitions = registry.definitions(format, &Selection::all()).to_json();
+    definitions
+        .as_array()
+        .and_then(|tools| tools.iter().find(|tool| tool["name"] == name))
+        .cloned()
+        .unwrap_or_else(|| panic!("no {name} in {definitions}"))
+}
+
+/// Whether the Anthropic API takes `key` as a property key.
+fn is_anthropic_key(key: &str) -> bool {
+    (1..=64).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// A parameter whose key a provider refuses (`$filter`, `file path`,
+/// `größe`) is offered under a local key every provider takes, and reaches
+/// the server under its own; a tool with such a key inside a parameter is
+/// left out, as every request offering it would be refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn property_keys_no_provider_accepts_get_local_keys() {
+    let (config, _log) = raw_server("keys");
+    let (registry, mounts) = mounted(config).await;
+    let mut names = registry.names();
+    names.sort_unstable();
+    assert_eq!(names, ["raw__search", "raw__t"], "the nested key is left out");
+
+    let search = listed_tool(&registry, Format::Anthropic, "raw__search");
+    let properties = search["input_schema"]["properties"].as_object().unwrap();
+    assert_eq!(properties.len(), 4, "{search}");
+    for key in properties.keys() {
+        assert!(is_anthropic_key(key), "{key} in {search}");
+    }
+    assert_eq!(search["input_schema"]["required"], json!(["file_path"]), "{search}");
+    assert!(properties.contains_key("_filter"), "a valid key stays: {search}");
+    // The one `$filter` became says so, and is not `_filter`'s.
+    let filter = properties
+        .iter()
+        .find(|(_, schema)| schema["description"].as_str().is_some_and(|d| d.contains("`$filter`")))
+        .map(|(key, _)| key.clone())
+        .unwrap_or_else(|| panic!("no property names `$filter`: {search}"));
+    assert!(filter.starts_with("_filter_"), "{filter}");
+    assert!(
+        properties[&filter]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("An OData filter."),
+        "{search}"
+    );
+
+    let result = registry
+        .call(
+            "raw__search",
+            json!({filter.as_str(): "x", "_filter": "y", "file_path": "a b", "gr__e": "3"}),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.text());
+    let sent: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(
+        sent,
+        json!({"$filter": "x", "_filter": "y", "file path": "a b", "größe": 3})
+    );
+    assert_eq!(result.warning_codes(), ["string_literal_converted_to_integer:gr__e"]);
+    let missing = registry.call("raw__search", json!({})).await;
+    assert_eq!(
+        missing.error_codes(),
+        ["missing_required:file_path"],
+        "{}",
+        missing.text()
+    );
+    mounts.close().await;
+}
+
+/// One server cannot fill the model's context: a description longer than
+/// 4 KiB (the tool's, or a parameter's) is cut with a marker, and the
+/// tools listed past 1 MiB of definitions are left out, the first ones
+/// listed kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_s_definitions_are_bounded_in_total_and_by_description() {
+    let (config, _log) = raw_server("bulky");
+    let (registry, mounts) = mounted(config).await;
+
+    let described = listed_tool(&registry, Format::Anthropic, "raw__described");
+    let cut = |text: &Value| {
+        let text = text.as_str().unwrap();
+        assert!(text.len() < 4200, "{} bytes", text.len());
+        assert!(text.ends_with("bytes left out)"), "{}", &text[text.len() - 40..]);
+    };
+    cut(&described["description"]);
+    cut(&described["input_schema"]["properties"]["x"]["description"]);
+
+    let names = registry.names();
+    let kept = names.len() - 1;
+    assert!((1..20).contains(&kept), "{names:?}");
+    let first: Vec<String> = (0..kept).map(|i| format!("raw__t{i}")).collect();
+    assert_eq!(names[1..], first[..], "the first ones listed are kept");
+    let total: usize = names
+        .iter()
+        .map(|name| {
+            let tool = listed_tool(&registry, Format::Mcp, name);
+            tool["description"].as_str().unwrap().len() + tool["inputSchema"].to_string().len()
+        })
+        .sum();
+    assert!(total <= 1 << 20, "{total} bytes of definitions");
+    mounts.close().await;
+}
+
+/// A remote output schema is sent on well-formed JSON Schema 2020-12:
+/// a `type` no type is called, a `minimum` that is no number and a
+/// `required` that is no list are dropped, and so is its `$schema`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_malformed_output_schema_is_sent_well_formed() {
+    let (config, _log) = raw_server("shaped");
+    let (registry, mounts) = mounted(config).await;
+    let tool = listed_tool(&registry, Format::Mcp, "raw__malformed");
+    let output = &tool["outputSchema"];
+    assert_eq!(output["type"], "object", "{tool}");
+    assert!(output.get("$schema").is_none(), "{output}");
+    if let Err(e) = jsonschema::draft202012::meta::validate(output) {
+        panic!("the output schema is not valid 2020-12: {e}: {output}");
+    }
+    assert_eq!(output["properties"]["n"]["type"], "integer", "{output}");
+    mounts.close().await;
+}
+
+/// A name stays with the remote tool it was given to: when a server that
+/// listed `read.file` (mounted as `raw__read_file`) adds `read_file`, the
+/// newcomer gets a name of its own and `raw__read_file` still calls
+/// `read.file`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_keeps_the_names_already_given() {
+    let (config, _log) = raw_server("grows");
+    let (registry, mounts) = mounted(config).await;
+    assert_eq!(registry.names(), ["raw__read_file"]);
+    assert_eq!(registry.call("raw__read_file", json!({})).await.text(), "read.file");
+    // The call made the server add `read_file` and announce it.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while registry.names().len() < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "listed again within 30 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let names = registry.names();
+    assert_eq!(registry.call("raw__read_file", json!({})).await.text(), "read.file");
+    let newcomer = names.iter().find(|name| *name != "raw__read_file").unwrap();
+    assert!(newcomer.starts_with("raw__read_file_"), "{names:?}");
+    assert_eq!(registry.call(newcomer, json!({})).await.text(), "read_file");
+    mounts.close().await;
+}
+
+/// The process group of process `pid`, from `/proc`.
+#[cfg(target_os = "linux")]
+fn process_group(pid: u64) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command name in parentheses: state, parent, group.
+    let (_, rest) = stat.rsplit_once(')').unwrap();
+    rest.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+/// A stdio server runs in a process group of its own, so a Ctrl-C at the
+/// terminal (which signals the terminal's foreground group) does not stop
+/// it with the program; and once its connection is dropped, nothing of
+/// that group is left, a process the server started and that ignores the
+/// end of its input included.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_has_a_process_group_of_its_own_that_ends_with_it() {
+    let (config, _log) = raw_server("forks");
+    let (registry, mounts) = mounted(config).await;
+    let result = registry.call("raw__t", json!({})).await;
+    let pids: Vec<u64> = result.text().split(' ').map(|pid| pid.parse().unwrap()).collect();
+    let [server, started] = pids[..] else {
+        panic!("two process ids: {}", result.text())
+    };
+    let group = process_group(server);
+    let test_group = process_group(u64::from(std::process::id()));
+    let started_group = process_group(started);
+    drop(registry);
+    drop(mounts);
+    let gone = [server, started].map(|pid| gone_within(pid, Duration::from_secs(30)));
+    for (pid, gone) in [server, started].iter().zip(gone) {
+        if !gone {
+            kill_pid(*pid);
+        }
+    }
+    assert_eq!(group, server, "the server leads a group");
+    assert_ne!(group, test_group, "not the test's group");
+    assert_eq!(started_group, group, "what it starts is in its group");
+    assert_eq!(gone, [true, true], "the server, then what it started, are gone");
 }

@@ -1,7 +1,7 @@
 //! The `mcpServers` configuration that Claude Desktop, Claude Code and the
 //! Messages API wrappers read.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -227,22 +227,18 @@ impl McpConfig {
     /// by part, the tool's part to at most 40 characters and the prefix to
     /// what is left, each part cut ending in a hash of the whole part, so
     /// different tools (or servers) keep different names.
-    pub(crate) fn local_names(&self, server: &str, tools: &[&str]) -> Vec<String> {
-        let mut names: Vec<String> = tools
+    ///
+    /// `assigned` holds the names the server's tools were given before, by
+    /// remote name: a tool listed again keeps its name, so a refresh never
+    /// moves a name from one remote tool to another (`read.file` mounted
+    /// as `files__read_file` keeps it when `read_file` joins the list; the
+    /// newcomer is the one that gets a hash).
+    pub(crate) fn local_names(&self, server: &str, tools: &[&str], assigned: &HashMap<String, String>) -> Vec<String> {
+        let kept: Vec<Option<&str>> = tools
             .iter()
-            .map(|tool| self.local_name(server, &allowed_chars(tool)))
+            .map(|tool| assigned.get(*tool).map(String::as_str))
             .collect();
-        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        for name in &names {
-            *seen.entry(name.as_str()).or_default() += 1;
-        }
-        let alike: Vec<bool> = names.iter().map(|name| seen[name.as_str()] > 1).collect();
-        for ((name, tool), alike) in names.iter_mut().zip(tools).zip(alike) {
-            if alike && !tool.chars().all(is_allowed) {
-                *name = self.local_name(server, &format!("{}_{}", allowed_chars(tool), short_hash(tool)));
-            }
-        }
-        names
+        distinct_names(tools, &kept, is_allowed, &|cleaned| self.local_name(server, cleaned))
     }
 
     /// The name of the tool `tool` (provider characters only) of `server`:
@@ -272,9 +268,80 @@ fn is_allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// Whether a property key every provider accepts allows `c` (a name's
+/// characters and `.`: Anthropic's `^[a-zA-Z0-9_.-]{1,64}$`).
+fn is_allowed_in_key(c: char) -> bool {
+    is_allowed(c) || c == '.'
+}
+
+/// `text` with every character `allowed` refuses made `_`.
+fn cleaned(text: &str, allowed: fn(char) -> bool) -> String {
+    text.chars().map(|c| if allowed(c) { c } else { '_' }).collect()
+}
+
 /// `text` with every character a provider name does not allow made `_`.
 fn allowed_chars(text: &str) -> String {
-    text.chars().map(|c| if is_allowed(c) { c } else { '_' }).collect()
+    cleaned(text, is_allowed)
+}
+
+/// The names of `raw` (names as a server wrote them), made of characters
+/// `allowed` admits: each is `make` of the name with every other character
+/// made `_` (`make` adds a prefix, or cuts to a length). A name `kept`
+/// gives (by index) is used as it is. Where names come out alike, each
+/// that is not kept, and was changed by the clean-up or is alike a kept
+/// one, is made again from its cleaned name, `_` and the [`short_hash`] of
+/// the name as written, so they stay apart; a name left as it was keeps
+/// it. Tool names and property keys are both made here.
+fn distinct_names(
+    raw: &[&str],
+    kept: &[Option<&str>],
+    allowed: fn(char) -> bool,
+    make: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let mut names: Vec<String> = raw
+        .iter()
+        .zip(kept)
+        .map(|(name, kept)| match kept {
+            Some(kept) => (*kept).to_owned(),
+            None => make(&cleaned(name, allowed)),
+        })
+        .collect();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for name in &names {
+        *seen.entry(name.as_str()).or_default() += 1;
+    }
+    let taken: HashSet<&str> = kept.iter().flatten().copied().collect();
+    let again: Vec<bool> = raw
+        .iter()
+        .zip(kept)
+        .zip(&names)
+        .map(|((name, kept), made)| {
+            let changed = name.is_empty() || !name.chars().all(allowed);
+            kept.is_none() && seen[made.as_str()] > 1 && (changed || taken.contains(made.as_str()))
+        })
+        .collect();
+    for ((made, name), again) in names.iter_mut().zip(raw).zip(again) {
+        if again {
+            *made = make(&format!("{}_{}", cleaned(name, allowed), short_hash(name)));
+        }
+    }
+    names
+}
+
+/// The local keys of a remote tool's property keys `keys`: a key every
+/// provider accepts (`^[a-zA-Z0-9_.-]{1,64}$`) stays as it is; any other
+/// (`$filter`, `file path`, `größe`, one of 70 characters) is made one as
+/// a tool name is: its other characters made `_`, cut to 64 characters
+/// with a hash of the whole, and, where that makes it alike another key,
+/// ended in a hash of the key as written.
+pub(crate) fn local_keys(keys: &[&str]) -> Vec<String> {
+    const MAX: usize = 64;
+    let kept = vec![None; keys.len()];
+    distinct_names(keys, &kept, is_allowed_in_key, &|cleaned| {
+        // An empty key is made `_` (with a hash when a key `_` is there too).
+        let cleaned = if cleaned.is_empty() { "_" } else { cleaned };
+        fit(cleaned, MAX)
+    })
 }
 
 /// `text` (ASCII) if it has at most `max` characters; else its start, `_`
@@ -511,7 +578,7 @@ mod tests {
 
     /// The local name of one tool, named alone.
     fn local_name(config: &McpConfig, server: &str, tool: &str) -> String {
-        config.local_names(server, &[tool]).remove(0)
+        config.local_names(server, &[tool], &HashMap::new()).remove(0)
     }
 
     #[test]
@@ -519,7 +586,11 @@ mod tests {
         let config = McpConfig::default();
         // Alone, a name is cleaned and nothing more.
         assert_eq!(local_name(&config, "files", "read.file"), "files__read_file");
-        let names = config.local_names("files", &["read_file", "read.file", "read/file", "list"]);
+        let names = config.local_names(
+            "files",
+            &["read_file", "read.file", "read/file", "list"],
+            &HashMap::new(),
+        );
         assert_eq!(names[0], "files__read_file", "a name left as it was keeps it");
         for name in &names[1..3] {
             assert!(name.starts_with("files__read_file_"), "{name}");
@@ -527,16 +598,54 @@ mod tests {
         }
         assert_ne!(names[1], names[2]);
         assert_eq!(names[3], "files__list");
-        let names = config.local_names("s", &["读文件", "写文件"]);
+        let names = config.local_names("s", &["读文件", "写文件"], &HashMap::new());
         assert_ne!(names[0], names[1]);
         assert!(names.iter().all(|name| name.starts_with("s_____")), "{names:?}");
         // A separator is only made allowed.
         let dotted = McpConfig::default().with_separator(".");
         assert_eq!(local_name(&dotted, "files", "read"), "files_read");
-        let long = config.local_names(&"服".repeat(40), &[&"务".repeat(40), &"务".repeat(41)]);
+        let long = config.local_names(&"服".repeat(40), &[&"务".repeat(40), &"务".repeat(41)], &HashMap::new());
         assert_ne!(long[0], long[1]);
         for name in names.iter().chain(&long) {
             assert!(name.len() <= 64 && name.chars().all(is_allowed), "{name}");
+        }
+    }
+
+    /// A name given before stays with its remote tool: a newcomer that
+    /// would take it is the one that gets a hash.
+    #[test]
+    fn names_given_before_are_kept() {
+        let config = McpConfig::default();
+        let assigned = HashMap::from([("read.file".to_owned(), "files__read_file".to_owned())]);
+        let names = config.local_names("files", &["read_file", "read.file", "list"], &assigned);
+        assert_eq!(names[1], "files__read_file");
+        assert!(names[0].starts_with("files__read_file_"), "{names:?}");
+        assert_eq!(names[0].len(), "files__read_file_".len() + 6, "{names:?}");
+        assert_eq!(names[2], "files__list");
+        // Without it, the clean name is the one that keeps it.
+        let fresh = config.local_names("files", &["read_file", "read.file"], &HashMap::new());
+        assert_eq!(fresh[0], "files__read_file");
+    }
+
+    /// Property keys are made as tool names are, with `.` allowed.
+    #[test]
+    fn keys_no_provider_accepts_get_local_keys() {
+        let long = "k".repeat(70);
+        let keys = local_keys(&["$filter", "_filter", "file path", "a.b-c", "größe", &long, ""]);
+        assert_eq!(keys[1], "_filter", "a valid key keeps its name");
+        assert!(keys[0].starts_with("_filter_") && keys[0] != keys[1], "{keys:?}");
+        assert_eq!(keys[2], "file_path");
+        assert_eq!(keys[3], "a.b-c");
+        assert_eq!(keys[4], "gr__e");
+        assert_eq!(keys[5].len(), 64);
+        assert_eq!(keys[6], "_");
+        let distinct: HashSet<&String> = keys.iter().collect();
+        assert_eq!(distinct.len(), keys.len(), "{keys:?}");
+        for key in &keys {
+            assert!(
+                (1..=64).contains(&key.len()) && key.chars().all(is_allowed_in_key),
+                "{key}"
+            );
         }
     }
 

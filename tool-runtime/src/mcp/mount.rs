@@ -29,14 +29,14 @@ use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 
 use super::McpError;
-use super::config::{McpConfig, ServerEntry};
+use super::config::{McpConfig, ServerEntry, local_keys};
 use crate::bind::BoundArguments;
 use crate::codes::CallError;
 use crate::context::CallScope;
 use crate::output::{Content, ToolOutput};
 use crate::registry::{ToolGroup, ToolRegistry};
 use crate::schema::import_input_schema;
-use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture};
+use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture, is_valid_property_name};
 
 /// How long closing one server's connection may take (a stdio server is
 /// given time to exit, then `SIGTERM`, then killed).
@@ -58,9 +58,22 @@ const MIN_RELIST_INTERVAL: Duration = Duration::from_secs(1);
 /// Every tool offered is sent to the model with each request.
 const MAX_SERVER_TOOLS: usize = 1000;
 
-/// The largest tool mounted, as JSON (its description and schemas); a
-/// larger one is left out.
+/// The largest tool mounted, as the server listed it in JSON (its
+/// description and schemas); a larger one is left out before it is read.
 const MAX_TOOL_BYTES: usize = 256 << 10;
+
+/// The longest description of a mounted tool, in bytes (4 KiB); a longer
+/// one is cut, ending in a marker that says how much was left out. (The
+/// descriptions inside its schema are cut alike when it is read.)
+const MAX_DESCRIPTION_BYTES: usize = 4 << 10;
+
+/// The most bytes of definitions one server's tools may add up to (1 MiB):
+/// each tool's description and its schemas as the registry sends them on.
+/// Every tool offered is sent to the model with each request; 1,000 tools
+/// of 256 KiB each would be far more than any model reads. The first tools
+/// listed are kept, up to the first one that does not fit; it and every
+/// later one are left out.
+const MAX_SERVER_BYTES: usize = 1 << 20;
 
 /// The servers mounted into a registry, for [`McpMounts::servers`], and
 /// those that could not be, for [`McpMounts::failures`]. The connections
@@ -108,12 +121,24 @@ impl McpMounts {
     ///
     /// Of a mounted server, a tool is left out, with a `warn` event, when
     /// it cannot be read (it has no name), it is larger than 256 KiB as
-    /// JSON, it runs only as a task, or its prefixed name is one an earlier
-    /// tool of its list has (it is listed twice: names made alike only by
-    /// the clean-up to provider characters, `read.file` beside `read_file`,
-    /// are told apart by a hash); a server's tools past its first 1,000 are
-    /// left out, and no later page of its list is read. The other tools
-    /// mount.
+    /// JSON, it runs only as a task, an object inside one of its parameters
+    /// has a property key no provider accepts (see below), or its prefixed
+    /// name is one an earlier tool of its list has (it is listed twice:
+    /// names made alike only by the clean-up to provider characters,
+    /// `read.file` beside `read_file`, are told apart by a hash); a
+    /// server's tools past its first 1,000 are left out, and no later page
+    /// of its list is read. A description (the tool's, or one in its
+    /// schema) longer than 4 KiB is cut, with a marker; the tools of one
+    /// server add up to at most 1 MiB of descriptions and schemas, and the
+    /// tools listed past that are left out, with one `warn` event that says
+    /// how many. The other tools mount.
+    ///
+    /// A parameter whose key a provider would refuse (Anthropic takes
+    /// `^[a-zA-Z0-9_.-]{1,64}$`; `$filter`, `file path` and `größe` are
+    /// not) gets a local key made as tool names are (`_filter`,
+    /// `file_path`, with a hash where that makes two alike), and its
+    /// description says the server's key; a call's arguments reach the
+    /// server under the server's keys.
     ///
     /// From then on each server's set follows the server: after it sends
     /// `notifications/tools/list_changed`, its tools are listed again in the
@@ -209,7 +234,7 @@ async fn mount_server(
     let listed = connection.list(&peer).await;
     listing.ended = Some(tokio::time::Instant::now());
     let listed = listed?;
-    let tools = connection.tools_of(&listed)?;
+    let tools = connection.tools_of(&listed, &mut listing.names)?;
     listing.tools = listed;
     drop(listing);
     let (tools, problems) = ToolGroup::check(tools);
@@ -290,6 +315,9 @@ impl std::fmt::Debug for Connection {
 struct Listing {
     /// The tools the group was made of, as the server listed them.
     tools: Vec<Value>,
+    /// The registry names of the tools listed last, by remote name: a tool
+    /// listed again keeps its name.
+    names: HashMap<String, String>,
     /// When the last listing ended (or failed).
     ended: Option<tokio::time::Instant>,
 }
@@ -408,7 +436,7 @@ impl Connection {
                 return;
             }
         };
-        let Ok(tools) = self.tools_of(&listed) else {
+        let Ok(tools) = self.tools_of(&listed, &mut listing.names) else {
             return;
         };
         let (tools, problems) = ToolGroup::check(tools);
@@ -502,19 +530,44 @@ impl Connection {
     }
 
     /// The tools `listed` (by [`list`](Self::list)) as the registry holds
-    /// them.
-    fn tools_of(&self, listed: &[Value]) -> Result<Vec<Arc<dyn Tool>>, McpError> {
+    /// them, named as `names` (the names given at the last listing) says
+    /// for a tool listed before; `names` then holds this listing's. A tool
+    /// with a property key no provider accepts inside a parameter is left
+    /// out, and so are the tools past [`MAX_SERVER_BYTES`].
+    fn tools_of(&self, listed: &[Value], names: &mut HashMap<String, String>) -> Result<Vec<Arc<dyn Tool>>, McpError> {
         let Some(me) = self.me.upgrade() else {
             return Err(McpError::config(format!("server `{}`: no longer mounted", self.name)));
         };
         // Named together, so names made alike by clean-up stay apart.
-        let names: Vec<&str> = listed.iter().map(|info| tool_name(info).unwrap_or_default()).collect();
-        let locals = self.naming.local_names(&self.name, &names);
-        Ok(listed
+        let remote: Vec<&str> = listed.iter().map(|info| tool_name(info).unwrap_or_default()).collect();
+        let locals = self.naming.local_names(&self.name, &remote, names);
+        *names = remote
             .iter()
-            .zip(locals)
-            .map(|(info, local)| Arc::new(RemoteTool::new(local, info, me.clone())) as Arc<dyn Tool>)
-            .collect())
+            .map(|name| (*name).to_owned())
+            .zip(locals.iter().cloned())
+            .collect();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::with_capacity(listed.len());
+        let (mut bytes_left, mut over_budget) = (MAX_SERVER_BYTES, 0);
+        for ((info, name), local) in listed.iter().zip(&remote).zip(locals) {
+            let tool = match RemoteTool::new(local, info, me.clone()) {
+                Ok(tool) => tool,
+                Err(key) => {
+                    tracing::warn!(server = %self.name, tool = %crate::text::clip(name), key = %crate::text::clip(&key), "an MCP tool with a property key no provider accepts (1 to 64 ASCII letters, digits, `_`, `.` or `-`) inside a parameter is left out");
+                    continue;
+                }
+            };
+            let size = tool.definition_size();
+            if over_budget > 0 || size > bytes_left {
+                over_budget += 1;
+                continue;
+            }
+            bytes_left -= size;
+            tools.push(Arc::new(tool));
+        }
+        if over_budget > 0 {
+            tracing::warn!(server = %self.name, left_out = over_budget, "an MCP server's tools add up to more than {MAX_SERVER_BYTES} bytes of descriptions and schemas; the first ones listed are kept");
+        }
+        Ok(tools)
     }
 
     /// Whether the tool `info` (a `Tool` of `tools/list`, as JSON) is
@@ -607,18 +660,23 @@ impl Connection {
                 let mut cmd = tokio::process::Command::new(command);
                 // rmcp kills a child it drops from a task it spawns, which
                 // never runs once the runtime shuts down: the child is then
-                // killed as it is dropped. (Only the child: a process it
-                // started, as `sh -c` does, lives on until its input ends.)
+                // killed as it is dropped. (Only the child: what is left of
+                // its process group is `ServerProcess`'s to end.)
                 cmd.args(args).envs(env).kill_on_drop(true);
+                // A group of its own: a Ctrl-C at the terminal signals the
+                // terminal's foreground group, this program's, and must not
+                // stop the servers too.
+                #[cfg(unix)]
+                cmd.process_group(0);
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
-                let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd)
+                let (child, _) = rmcp::transport::TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::inherit())
                     .spawn()
                     .map_err(|e| McpError::config(format!("server `{name}`: cannot start `{command}`: {e}")))?;
                 listener
-                    .serve(transport)
+                    .serve(ServerProcess::new(child))
                     .await
                     .map_err(|e| McpError::protocol(e).prefixed(&format!("server `{name}`")))
             }
@@ -831,6 +889,72 @@ impl Connection {
         ToolOutput::error(format!("The MCP server `{}` {what}; {status}.{after}", self.name))
     }
 }
+
+/// A stdio server's transport: rmcp's child process, which on Unix leads
+/// a process group of its own (see `connect`), with what the server
+/// starts in turn (`npx` starts `node`, `sh -c` its command). When the
+/// transport is dropped, after rmcp closed it (the server's input closed,
+/// then `SIGTERM`, then `SIGKILL`, to the server alone) or without (the
+/// runtime shut down), whatever is left of the group is killed: a
+/// process the server started never outlives the connection.
+struct ServerProcess {
+    child: rmcp::transport::TokioChildProcess,
+    /// The id of its process group: the server's own process id.
+    group: Option<u32>,
+}
+
+impl ServerProcess {
+    fn new(child: rmcp::transport::TokioChildProcess) -> Self {
+        let group = if cfg!(unix) { child.id() } else { None };
+        ServerProcess { child, group }
+    }
+}
+
+impl rmcp::transport::Transport<RoleClient> for ServerProcess {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), std::io::Error>> + Send + 'static {
+        self.child.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleClient>>> + Send {
+        self.child.receive()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), std::io::Error>> + Send {
+        self.child.close()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if let Some(group) = self.group {
+            kill_group(group);
+        }
+    }
+}
+
+/// Sends `SIGKILL` to every process of process group `group`. A group
+/// whose processes have all ended is no error (none is found); its id,
+/// freed just now, is not handed out again before process ids wrap around.
+#[cfg(unix)]
+fn kill_group(group: u32) {
+    use nix::sys::signal::{Signal, killpg};
+    use nix::unistd::Pid;
+    let Ok(group) = i32::try_from(group) else { return };
+    if let Err(error) = killpg(Pid::from_raw(group), Signal::SIGKILL)
+        && error != nix::errno::Errno::ESRCH
+    {
+        tracing::debug!(group, %error, "the process group of an MCP server could not be killed");
+    }
+}
+
+/// Nothing to do: no process groups here.
+#[cfg(not(unix))]
+fn kill_group(_group: u32) {}
 
 /// Sends `request` on `peer` and returns its result as JSON: as the server
 /// wrote it when rmcp's types refuse it (a tool or a content block of a
@@ -1140,13 +1264,33 @@ struct RemoteTool {
     /// (`additionalProperties: false`): a key the binder ignored is then
     /// not sent on.
     rejects_unknown: bool,
+    /// The parameters whose remote key no provider accepts, as pairs of
+    /// their local key and their remote one: a call's arguments are sent
+    /// under the remote keys.
+    renamed: Vec<(String, String)>,
 }
 
 impl RemoteTool {
     /// The tool `info` describes (a `Tool` of `tools/list`), as `local`.
-    fn new(local: String, info: &Value, connection: Arc<Connection>) -> Self {
+    /// A parameter's key that no provider accepts is given a local one;
+    /// `Err` holds such a key inside a parameter (a key of an object it
+    /// takes), which would make every request that offers the tool fail.
+    fn new(local: String, info: &Value, connection: Arc<Connection>) -> Result<Self, String> {
         let remote_name = info["name"].as_str().unwrap_or_default().to_owned();
-        let imported = import_input_schema(&info["inputSchema"]);
+        let mut imported = import_input_schema(&info["inputSchema"]).with_output_schema(info.get("outputSchema"));
+        if let Some(key) = imported.nested_property_key(is_valid_property_name) {
+            return Err(key.to_owned());
+        }
+        let keys: Vec<String> = imported.property_keys().into_iter().map(str::to_owned).collect();
+        let renames: Vec<(String, String)> = {
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            keys.iter()
+                .zip(local_keys(&keys))
+                .filter(|(remote, local)| **remote != local.as_str())
+                .map(|(remote, local)| ((*remote).to_owned(), local))
+                .collect()
+        };
+        imported.rename_properties(&renames);
         let hints = &info["annotations"];
         let annotations = ToolAnnotations {
             title: info["title"]
@@ -1158,25 +1302,41 @@ impl RemoteTool {
             idempotent: hints["idempotentHint"].as_bool(),
             open_world: hints["openWorldHint"].as_bool(),
         };
-        let description = info["description"].as_str().unwrap_or_default().to_owned();
-        // MCP's output schemas describe objects; any other would make a
-        // strict client refuse the whole listing that passes it on.
-        let output_schema = info.get("outputSchema").filter(|s| s["type"] == "object").cloned();
+        let mut description = info["description"].as_str().unwrap_or_default().to_owned();
+        crate::text::truncate_with(&mut description, MAX_DESCRIPTION_BYTES, |left_out| {
+            format!("...(cut, {left_out} bytes left out)")
+        });
         let rejects_unknown = imported.params.rejects_unknown;
         let definition = ToolDefinition::new(local, description, imported.params.fields)
             .with_other_params(imported.params.others)
             .with_open_params(!rejects_unknown)
             .with_input_schema(imported.schema)
-            .with_output_schema(output_schema)
+            // Well-formed, of type `object`, or none: MCP's output schemas
+            // describe objects, and a malformed one would make a strict
+            // client refuse the whole listing that passes it on.
+            .with_output_schema(imported.output_schema)
             .with_annotations(annotations)
             .with_context_param(true)
             .with_tags([format!("mcp:{}", connection.name)]);
-        RemoteTool {
+        Ok(RemoteTool {
             definition,
             remote_name,
             connection,
             rejects_unknown,
-        }
+            renamed: renames.into_iter().map(|(remote, local)| (local, remote)).collect(),
+        })
+    }
+
+    /// About how many bytes the tool adds to a request that offers it: its
+    /// description and schemas, written out.
+    fn definition_size(&self) -> usize {
+        let written = |schema: &Value| schema.to_string().len();
+        self.definition.description().len()
+            + written(self.definition.input_schema().as_value())
+            + self
+                .definition
+                .output_schema()
+                .map_or(0, |schema| written(schema.as_value()))
     }
 }
 
@@ -1191,6 +1351,11 @@ impl Tool for RemoteTool {
         let mut arguments = arguments.into_map();
         if self.rejects_unknown {
             self.definition.params().retain_named(&mut arguments);
+        }
+        for (local, remote) in &self.renamed {
+            if let Some(value) = arguments.remove(local) {
+                arguments.insert(remote.clone(), value);
+            }
         }
         // The registry drops this future on time-out or cancellation; rmcp
         // then sends the server `notifications/cancelled`.
@@ -1316,7 +1481,7 @@ mod tests {
         let connection =
             Arc::new_cyclic(|me| Connection::new("s".into(), entry, Arc::new(McpConfig::default()), me.clone()));
         let info = json!({"name": "t", "description": "T", "inputSchema": input_schema});
-        RemoteTool::new("s__t".into(), &info, connection)
+        RemoteTool::new("s__t".into(), &info, connection).unwrap()
     }
 
     /// A registry of the remote tool `s__t` of `input_schema`.

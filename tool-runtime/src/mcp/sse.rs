@@ -36,6 +36,10 @@ pub(crate) struct SseTransport {
     posts: mpsc::UnboundedSender<Post>,
     /// The server's events; `None` once closed.
     events: Option<Events>,
+    /// How many `message` events were no JSON-RPC message: the first is
+    /// logged at `warn`, the others at `debug`, counted, so a server that
+    /// sends nothing else cannot flood the log.
+    unreadable: u64,
 }
 
 impl SseTransport {
@@ -94,6 +98,7 @@ impl SseTransport {
             endpoint,
             posts,
             events: Some(events),
+            unreadable: 0,
         })
     }
 }
@@ -180,7 +185,15 @@ impl Transport<RoleClient> for SseTransport {
             }
             match serde_json::from_str(&event.data) {
                 Ok(message) => return Some(message),
-                Err(error) => tracing::warn!(%error, "an event of the MCP server is no JSON-RPC message; skipped"),
+                Err(error) => {
+                    self.unreadable += 1;
+                    let unreadable = self.unreadable;
+                    if unreadable == 1 {
+                        tracing::warn!(%error, "an event of the MCP server is no JSON-RPC message; skipped (any more are logged at debug)");
+                    } else {
+                        tracing::debug!(%error, unreadable, "another event of the MCP server is no JSON-RPC message; skipped");
+                    }
+                }
             }
         }
     }

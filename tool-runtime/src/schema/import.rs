@@ -35,7 +35,9 @@
 //! the server's to judge and never cost the parameters their binding;
 //! those a provider refuses at the root are said in the description. A
 //! `pattern` that compiles too large to match cheaply is left to the
-//! server.
+//! server. A description longer than 4 KiB is cut, with a marker. The
+//! tool's `outputSchema` is made well-formed the same way (see
+//! [`ImportedSchema::with_output_schema`]).
 
 use serde_json::{Map, Value};
 
@@ -48,6 +50,14 @@ use crate::text::clip;
 /// How deep `$ref`s and nesting are followed; deeper parts are any value.
 const MAX_DEPTH: usize = 32;
 
+/// The longest description an imported schema keeps on one node, in
+/// bytes (4 KiB); a longer one is cut, ending in a marker that says how
+/// much was left out. Every tool offered is sent to the model with each
+/// request, so one server cannot fill the model's context with a single
+/// description. (The tool's own description is cut alike where the tool
+/// is mounted.)
+const MAX_DESCRIPTION_BYTES: usize = 4 << 10;
+
 /// A remote tool's parameters, read from its `inputSchema`.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -56,18 +66,16 @@ pub struct ImportedSchema {
     pub params: ObjectShape,
     /// The schema normalised for the provider formats.
     pub schema: Value,
+    /// The tool's output schema, well-formed, when
+    /// [`ImportedSchema::with_output_schema`] was given one that describes
+    /// objects.
+    pub output_schema: Option<Value>,
 }
 
 /// Reads a tool's `inputSchema` (an object schema). A schema that is not
 /// an object schema gives no parameters and unknown keys passed through.
 pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
-    let mut state = Inlining {
-        resolving: Vec::new(),
-        bytes_left: MAX_INLINED_BYTES,
-        sizes: std::collections::HashMap::new(),
-        anchors: None,
-    };
-    let mut schema = inline(input_schema, input_schema, 0, &mut state);
+    let mut schema = inline(input_schema, input_schema, 0, &mut Inlining::new());
     if !is_object_schema(&schema) {
         // No object schema (`{"type": "string"}`, `properties` that are no
         // object, `true`): what the provider APIs would refuse, failing
@@ -90,7 +98,115 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
         Kind::Object(object) => object,
         _ => ObjectShape::default(),
     };
-    ImportedSchema { params, schema }
+    ImportedSchema {
+        params,
+        schema,
+        output_schema: None,
+    }
+}
+
+impl ImportedSchema {
+    /// Reads the tool's `outputSchema` too: made well-formed 2020-12 as
+    /// the input schema is (its `$ref`s inlined, no `$schema` or `$defs`,
+    /// each node [`repair`]ed: a `type` no type is called, a `required`
+    /// that is no list, are dropped), and kept only when it describes
+    /// objects, as MCP's output schemas must; any other is left out, and
+    /// the tool's results then carry no schema for their structured
+    /// content. Its nullable properties stay nullable: it says what the
+    /// server returns, which a client may check.
+    pub(crate) fn with_output_schema(mut self, output_schema: Option<&Value>) -> Self {
+        self.output_schema = output_schema
+            .map(|schema| inline(schema, schema, 0, &mut Inlining::new()))
+            .filter(|schema| schema.get("type") == Some(&Value::from("object")));
+        self
+    }
+
+    /// The keys of the arguments object the schema names: the parameters'
+    /// names, then the other keys of the root's `properties` and
+    /// `required`, each once.
+    pub(crate) fn property_keys(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        let properties = self.schema.get("properties").and_then(Value::as_object);
+        let required = self.schema.as_object().into_iter().flat_map(required_names);
+        self.params
+            .fields
+            .iter()
+            .map(|field| field.name.as_str())
+            .chain(properties.into_iter().flat_map(|p| p.keys().map(String::as_str)))
+            .chain(required)
+            .filter(|key| seen.insert(*key))
+            .collect()
+    }
+
+    /// Gives parameters other keys: of each `(remote, local)` pair, the
+    /// key `remote` becomes `local` in the parameters the binder checks and
+    /// in the schema's `properties` and `required`, and the property's
+    /// description says what the server calls it.
+    pub(crate) fn rename_properties(&mut self, renames: &[(String, String)]) {
+        if renames.is_empty() {
+            return;
+        }
+        let local: std::collections::HashMap<&str, &str> = renames
+            .iter()
+            .map(|(remote, local)| (remote.as_str(), local.as_str()))
+            .collect();
+        for field in &mut self.params.fields {
+            if let Some(name) = local.get(field.name.as_str()) {
+                field.name = (*name).to_owned();
+            }
+        }
+        let Value::Object(root) = &mut self.schema else {
+            return;
+        };
+        if let Some(Value::Object(properties)) = root.get_mut("properties") {
+            for (remote, local) in renames {
+                if let Some(mut schema) = properties.remove(remote) {
+                    if let Value::Object(node) = &mut schema {
+                        append_to_description(node, &format!("(`{}` on the server)", clip(remote)));
+                    }
+                    properties.insert(local.clone(), schema);
+                }
+            }
+        }
+        if let Some(Value::Array(required)) = root.get_mut("required") {
+            for name in required.iter_mut() {
+                if let Some(renamed) = name.as_str().and_then(|remote| local.get(remote)) {
+                    *name = Value::from(*renamed);
+                }
+            }
+        }
+    }
+
+    /// A property key of an object inside a parameter, at any depth, that
+    /// `valid` refuses; the parameters' own keys are not looked at.
+    pub(crate) fn nested_property_key(&self, valid: impl Fn(&str) -> bool) -> Option<&str> {
+        let mut pending: Vec<(&Value, bool)> = vec![(&self.schema, true)];
+        while let Some((node, root)) = pending.pop() {
+            let Value::Object(node) = node else {
+                continue;
+            };
+            for (key, value) in node {
+                let key = key.as_str();
+                match value {
+                    Value::Object(schemas) if SCHEMA_MAP_KEYWORDS.contains(&key) => {
+                        if key == "properties"
+                            && !root
+                            && let Some(refused) = schemas.keys().find(|name| !valid(name))
+                        {
+                            return Some(refused);
+                        }
+                        pending.extend(schemas.values().map(|schema| (schema, false)));
+                    }
+                    Value::Array(members) if SCHEMA_LIST_KEYWORDS.contains(&key) => {
+                        pending.extend(members.iter().map(|member| (member, false)));
+                    }
+                    Value::Object(_) if SCHEMA_KEYWORDS.contains(&key) => pending.push((value, false)),
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
 }
 
 /// Keywords of a root that constrain the whole argument object in ways a
@@ -548,6 +664,16 @@ struct Inlining<'a> {
 }
 
 impl<'a> Inlining<'a> {
+    /// The state at the start of one schema.
+    fn new() -> Self {
+        Inlining {
+            resolving: Vec::new(),
+            bytes_left: MAX_INLINED_BYTES,
+            sizes: std::collections::HashMap::new(),
+            anchors: None,
+        }
+    }
+
     /// The node a local `$ref` names, and its size: a JSON pointer into
     /// the document (`#/$defs/Name`, percent-encoded as a URI fragment
     /// is), or a plain name an `$anchor` gives (`#name`).
@@ -733,6 +859,9 @@ fn repair(node: &mut Map<String, Value>) {
         "anyOf" | "oneOf" | "allOf" | "prefixItems" => value.as_array().is_some_and(|members| !members.is_empty()),
         _ => true,
     });
+    if let Some(Value::String(description)) = node.get_mut("description") {
+        cut_description(description);
+    }
     match node.get_mut("type") {
         Some(Value::Array(types)) => {
             let mut seen = Vec::with_capacity(types.len());
@@ -1089,7 +1218,16 @@ fn describe_only(node: &Map<String, Value>) -> Value {
     if let Some(description) = node.get("description") {
         out.insert("description".into(), description.clone());
     }
+    repair(&mut out);
     Value::Object(out)
+}
+
+/// `description` cut to [`MAX_DESCRIPTION_BYTES`], with a marker saying
+/// how much was left out.
+fn cut_description(description: &mut String) {
+    crate::text::truncate_with(description, MAX_DESCRIPTION_BYTES, |left_out| {
+        format!("...(cut, {left_out} bytes left out)")
+    });
 }
 
 /// Gathers the nodes of the document that carry an `$anchor`, by name
@@ -2080,6 +2218,82 @@ mod tests {
     /// One malformed tool fails every request that carries it (the
     /// Anthropic API checks each schema against 2020-12): what the import
     /// sends on is well-formed whatever the server wrote.
+    /// An output schema is repaired as an input schema is, its `$ref`s
+    /// inlined, but keeps its nullable properties (it says what the
+    /// server returns); one that describes no object is left out.
+    #[test]
+    fn output_schemas_are_sent_well_formed_or_not_at_all() {
+        let output = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "x": {"type": "strin"},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                "at": {"$ref": "#/$defs/Place"},
+            },
+            "required": "x",
+            "$defs": {"Place": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        });
+        let imported = import_input_schema(&json!({"type": "object"})).with_output_schema(Some(&output));
+        let sent = imported.output_schema.unwrap();
+        assert_eq!(
+            sent,
+            json!({
+                "type": "object",
+                "properties": {
+                    "x": {},
+                    "note": {"type": ["string", "null"]},
+                    "at": {"type": "object", "properties": {"city": {"type": "string"}}},
+                },
+            })
+        );
+        for output in [json!({"type": "array"}), json!(true), json!({"type": "obj"})] {
+            let imported = import_input_schema(&json!({"type": "object"})).with_output_schema(Some(&output));
+            assert_eq!(imported.output_schema, None, "{output}");
+        }
+    }
+
+    /// A description longer than 4 KiB is cut with a marker, wherever it
+    /// is in the schema.
+    #[test]
+    fn long_descriptions_are_cut() {
+        let long = "d".repeat(10_000);
+        let imported = import_input_schema(&json!({"type": "object", "description": long, "properties": {
+            "a": {"type": "object", "properties": {"b": {"type": "string", "description": long}}},
+            "c": {"$ref": "#/nowhere", "description": long},
+        }}));
+        let schema = &imported.schema;
+        for description in [
+            &schema["description"],
+            &schema["properties"]["a"]["properties"]["b"]["description"],
+            &schema["properties"]["c"]["description"],
+        ] {
+            let text = description.as_str().unwrap();
+            assert!(text.starts_with("ddd") && text.len() < 4200, "{} bytes", text.len());
+            assert!(text.ends_with("...(cut, 5904 bytes left out)"), "{text}");
+        }
+    }
+
+    /// Keys the root's properties and `required` name are renamed together,
+    /// and a key below them is found, not renamed.
+    #[test]
+    fn top_level_keys_are_renamed_and_nested_ones_found() {
+        let mut imported = import_input_schema(&json!({"type": "object", "required": ["$a"], "properties": {
+            "$a": {"type": "integer"},
+            "o": {"type": "object", "properties": {"fine": {}, "not fine": {}}},
+        }}));
+        assert_eq!(imported.property_keys(), ["$a", "o"]);
+        let valid = |key: &str| !key.contains([' ', '$']);
+        assert_eq!(imported.nested_property_key(valid), Some("not fine"));
+        imported.rename_properties(&[("$a".to_owned(), "_a".to_owned())]);
+        assert_eq!(imported.property_keys(), ["_a", "o"]);
+        assert_eq!(imported.schema["required"], json!(["_a"]));
+        assert_eq!(
+            imported.schema["properties"]["_a"],
+            json!({"type": "integer", "description": "(`$a` on the server)"})
+        );
+    }
+
     #[test]
     fn malformed_schemas_are_sent_well_formed() {
         let schema = json!({
