@@ -7,6 +7,8 @@
 
 #[path = "shared/cli.rs"]
 mod cli;
+#[path = "shared/terminal.rs"]
+mod terminal;
 #[path = "shared/tools.rs"]
 mod tools;
 
@@ -20,7 +22,12 @@ use tool_runtime::model::Model;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let options = match cli::Options::parse() {
+    let command = cli::Command {
+        name: "agent",
+        prompt: true,
+        stream: false,
+    };
+    let options = match cli::Options::parse(&command) {
         Ok(options) => options,
         Err(message) => {
             eprintln!("{message}");
@@ -65,9 +72,13 @@ async fn main() -> ExitCode {
 /// Whether the last thing printed ended its line.
 static AT_LINE_START: AtomicBool = AtomicBool::new(true);
 
+/// Prints what happens in the run as it happens. The model's text, the
+/// tools' names and arguments, and what the tools answer are printed with
+/// their control characters escaped: none can steer the terminal.
 fn print_event(event: &AgentEvent) {
     let mut out = std::io::stdout().lock();
     if let AgentEvent::Text(text) = event {
+        let text = terminal::escaped(text);
         let _ = write!(out, "{text}");
         AT_LINE_START.store(text.ends_with('\n'), Ordering::Relaxed);
         let _ = out.flush();
@@ -83,7 +94,12 @@ fn print_event(event: &AgentEvent) {
         let _ = writeln!(out);
     }
     let _ = match event {
-        AgentEvent::ToolCallStarted { name, arguments, .. } => writeln!(out, "[calling {name} {arguments}]"),
+        AgentEvent::ToolCallStarted { name, arguments, .. } => writeln!(
+            out,
+            "[calling {} {}]",
+            terminal::escaped(name),
+            terminal::escaped(&arguments.to_string())
+        ),
         AgentEvent::ToolCallFinished {
             name,
             duration,
@@ -99,7 +115,12 @@ fn print_event(event: &AgentEvent) {
             } else {
                 format!(", warnings: {}", warnings.join(", "))
             };
-            writeln!(out, "[{name} {status} in {duration:?}{warned}] {preview}")
+            writeln!(
+                out,
+                "[{} {status} in {duration:?}{warned}] {}",
+                terminal::escaped(name),
+                terminal::escaped(&preview)
+            )
         }
         _ => Ok(()),
     };

@@ -21,17 +21,47 @@ pub struct Options {
     pub prompt: Vec<String>,
 }
 
-pub const USAGE: &str = "options: [--provider anthropic|openai] [--base-url URL] [--model NAME] [--stream] \
-[--max-turns N] [--max-tokens N] [--system TEXT] [PROMPT...]
-The API key comes from ANTHROPIC_API_KEY or OPENAI_API_KEY. Without --provider or --base-url a scripted model answers.";
+/// The example that reads the command line, and what it takes there.
+pub struct Command {
+    /// Its name, for the usage line.
+    pub name: &'static str,
+    /// Whether words that are no option make up a prompt (the `agent`'s),
+    /// or are refused (the `repl` reads its prompts from standard input).
+    pub prompt: bool,
+    /// Whether the model is asked to stream unless `--no-stream` is given.
+    pub stream: bool,
+}
+
+impl Command {
+    /// What `--help` prints, and any mistake on the command line after its
+    /// message.
+    pub fn usage(&self) -> String {
+        let prompt = if self.prompt { " [PROMPT...]" } else { "" };
+        let stream = if self.stream {
+            "The model streams its answer unless --no-stream is given."
+        } else {
+            "The model streams its answer only with --stream."
+        };
+        format!(
+            "usage: {} [--provider anthropic|openai] [--base-url URL] [--model NAME] [--stream|--no-stream] \
+[--max-turns N] [--max-tokens N] [--system TEXT]{prompt}
+{stream} The API key comes from ANTHROPIC_API_KEY or OPENAI_API_KEY. \
+Without --provider or --base-url a scripted model answers.",
+            self.name
+        )
+    }
+}
 
 impl Options {
-    pub fn parse() -> Result<Options, String> {
+    /// The options on the command line, or a message saying what is wrong
+    /// with them (the usage, for `--help`).
+    pub fn parse(command: &Command) -> Result<Options, String> {
+        let usage = command.usage();
         let mut options = Options {
             provider: None,
             base_url: None,
             model: None,
-            stream: false,
+            stream: command.stream,
             max_turns: 25,
             max_tokens: None,
             system: None,
@@ -39,13 +69,14 @@ impl Options {
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
-            let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value\n{USAGE}"));
+            let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value\n{usage}"));
             match arg.as_str() {
                 "--provider" => options.provider = Some(value("--provider")?),
                 "--base-url" => options.base_url = Some(value("--base-url")?),
                 "--model" => options.model = Some(value("--model")?),
                 "--system" => options.system = Some(value("--system")?),
                 "--stream" => options.stream = true,
+                "--no-stream" => options.stream = false,
                 "--max-turns" => {
                     options.max_turns = value("--max-turns")?.parse().map_err(|e| format!("--max-turns: {e}"))?
                 }
@@ -53,11 +84,17 @@ impl Options {
                     let tokens = value("--max-tokens")?;
                     options.max_tokens = Some(tokens.parse().map_err(|e| format!("--max-tokens: {e}"))?);
                 }
-                "-h" | "--help" => return Err(USAGE.to_owned()),
+                "-h" | "--help" => return Err(usage),
                 "--" => options.prompt.extend(args.by_ref()),
-                flag if flag.starts_with("--") => return Err(format!("unknown option {flag}\n{USAGE}")),
+                flag if flag.starts_with("--") => return Err(format!("unknown option {flag}\n{usage}")),
                 _ => options.prompt.push(arg),
             }
+        }
+        if let Some(word) = options.prompt.first().filter(|_| !command.prompt) {
+            return Err(format!(
+                "{} takes no prompt (`{word}`): type it once it runs\n{usage}",
+                command.name
+            ));
         }
         Ok(options)
     }

@@ -1,5 +1,6 @@
-//! The example tools shared by `quickstart` and `definitions`: a file
-//! search, a file reader and an issue tracker over an in-memory workspace.
+//! The example tools shared by `quickstart`, `definitions`, `agent`, `repl`
+//! and `mcp_server`: a file search, a file reader and an issue tracker over
+//! an in-memory workspace.
 
 use std::collections::BTreeMap;
 
@@ -43,7 +44,7 @@ impl Workspace {
 /// matching paths. Not for searching file contents.
 #[tool(read_only = true, tags = ["files"])]
 pub async fn search_files(
-    #[param(description = "Glob pattern such as `**/*.rs`")] pattern: String,
+    #[param(description = "Glob pattern such as `**/*.rs`", max_length = 256)] pattern: String,
     #[param(description = "Match letter case exactly", default = true)] case_sensitive: bool,
     #[param(
         description = "Largest number of paths to return",
@@ -139,32 +140,133 @@ pub async fn file_issue(#[param(description = "The issue to file")] issue: NewIs
     }
 }
 
-/// `*` matches within a path segment, `**` across segments.
+/// Whether `path` matches `pattern`: `*` matches any run of characters
+/// within a path segment, `**` any run at all, `/`s included, and takes a
+/// `/` right after it along (`**/*.rs` matches `main.rs` too); any other
+/// byte matches itself.
+///
+/// It walks the pattern once, keeping the set of path prefixes matched so
+/// far, so its time is the pattern's length times the path's, whatever
+/// stars a model sends.
 fn glob_match(pattern: &str, path: &str) -> bool {
-    fn go(p: &[u8], s: &[u8]) -> bool {
-        match p {
-            [] => s.is_empty(),
+    let (mut pattern, path) = (pattern.as_bytes(), path.as_bytes());
+    // `matched[i]`: the pattern read so far matches `path[..i]`.
+    let mut matched = vec![false; path.len() + 1];
+    matched[0] = true;
+    loop {
+        match pattern {
+            [] => return matched[path.len()],
             [b'*', b'*', rest @ ..] => {
-                let rest = rest.strip_prefix(b"/").unwrap_or(rest);
-                (0..=s.len()).any(|i| go(rest, &s[i..]))
+                pattern = rest.strip_prefix(b"/").unwrap_or(rest);
+                // Any longer prefix too.
+                let mut any = false;
+                for m in &mut matched {
+                    any |= *m;
+                    *m = any;
+                }
             }
-            [b'*', rest @ ..] => (0..=s.len())
-                .take_while(|&i| i == 0 || s[i - 1] != b'/')
-                .any(|i| go(rest, &s[i..])),
-            [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
+            [b'*', rest @ ..] => {
+                pattern = rest;
+                // A longer prefix too, while no `/` comes in between.
+                for i in 1..matched.len() {
+                    matched[i] |= matched[i - 1] && path[i - 1] != b'/';
+                }
+            }
+            [byte, rest @ ..] => {
+                pattern = rest;
+                // One byte more, when it is this one.
+                for i in (1..matched.len()).rev() {
+                    matched[i] = matched[i - 1] && path[i - 1] == *byte;
+                }
+                matched[0] = false;
+            }
         }
     }
-    go(pattern.as_bytes(), path.as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
     use super::glob_match;
+
+    /// The matcher this one replaced: plain recursion, exponential on
+    /// patterns with many stars; kept here as the meaning to keep.
+    fn recursive_match(pattern: &str, path: &str) -> bool {
+        fn go(p: &[u8], s: &[u8]) -> bool {
+            match p {
+                [] => s.is_empty(),
+                [b'*', b'*', rest @ ..] => {
+                    let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+                    (0..=s.len()).any(|i| go(rest, &s[i..]))
+                }
+                [b'*', rest @ ..] => (0..=s.len())
+                    .take_while(|&i| i == 0 || s[i - 1] != b'/')
+                    .any(|i| go(rest, &s[i..])),
+                [c, rest @ ..] => s.first() == Some(c) && go(rest, &s[1..]),
+            }
+        }
+        go(pattern.as_bytes(), path.as_bytes())
+    }
+
+    /// Every string of up to `max` bytes drawn from `alphabet`.
+    fn all_strings(alphabet: &[u8], max: usize) -> Vec<String> {
+        let mut all = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..max {
+            last = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |&b| format!("{s}{}", b as char)))
+                .collect();
+            all.extend(last.iter().cloned());
+        }
+        all
+    }
 
     #[test]
     fn globs() {
         assert!(glob_match("**/*.rs", "app/src/main.rs"));
+        assert!(glob_match("**/*.rs", "main.rs"));
         assert!(glob_match("*.toml", "Cargo.toml"));
         assert!(!glob_match("*.rs", "app/src/main.rs"));
+        assert!(glob_match("app/*/main.rs", "app/src/main.rs"));
+        assert!(!glob_match("app/*", "app/src/main.rs"));
+        assert!(glob_match("app/**", "app/src/main.rs"));
+        assert!(glob_match("", ""));
+        assert!(!glob_match("", "a"));
+    }
+
+    /// Every pattern of up to six bytes of `a`, `b`, `/` and `*` against
+    /// every path of up to five bytes of `a`, `b` and `/` matches as it
+    /// did with the recursive matcher.
+    #[test]
+    fn globs_match_as_they_did() {
+        let paths = all_strings(b"ab/", 5);
+        for pattern in all_strings(b"ab/*", 6) {
+            for path in &paths {
+                assert_eq!(
+                    glob_match(&pattern, path),
+                    recursive_match(&pattern, path),
+                    "{pattern:?} against {path:?}"
+                );
+            }
+        }
+    }
+
+    /// Patterns that took the recursive matcher exponential time end at
+    /// once.
+    #[test]
+    fn many_stars_end_at_once() {
+        let path = "a/".repeat(100) + "main.rs";
+        let started = Instant::now();
+        for pattern in [
+            "**".repeat(40) + "z",
+            "*a".repeat(120) + "z",
+            "**/".repeat(80) + "*z",
+            "*".repeat(255) + "z",
+        ] {
+            assert!(!glob_match(&pattern, &path), "{pattern}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     }
 }
