@@ -677,3 +677,60 @@ async fn a_transparent_struct_of_one_field_is_read_and_described_as_that_field()
         "{codes:?}"
     );
 }
+
+/// A unit of length; it reads, but does not serialize.
+#[derive(serde::Deserialize, ToolParam)]
+#[serde(rename_all = "lowercase")]
+enum Unit {
+    Metres,
+    Feet,
+    #[serde(skip)]
+    #[allow(dead_code)]
+    Cubits,
+}
+
+/// A distance in feet unless told, shown in metres unless told.
+#[derive(serde::Deserialize, ToolParam)]
+struct Shown {
+    /// The unit shown.
+    #[serde(default = "metres")]
+    unit: Unit,
+}
+
+fn metres() -> Unit {
+    Unit::Metres
+}
+
+/// Convert a distance.
+#[tool]
+async fn convert(
+    #[param(description = "The distance")] distance: f64,
+    #[param(description = "Its unit", default = Unit::Feet)] from: Unit,
+    #[param(description = "A unit serde never reads", default = Unit::Cubits)] odd: Unit,
+    #[param(description = "How to show it", default = Shown { unit: Unit::Metres })] shown: Shown,
+) -> String {
+    let feet = matches!(from, Unit::Feet);
+    let _ = (odd, shown);
+    format!("{distance} {}", if feet { "ft" } else { "m" })
+}
+
+/// A derived enum's default is shown in the schema, and filled in by
+/// `complete`, as the value the model sends for it, though the enum does
+/// not serialize; a variant serde never reads has no such value and is
+/// shown nowhere.
+#[tokio::test]
+async fn a_derived_enum_s_default_is_shown_without_serialize() {
+    let mut registry = ToolRegistry::new();
+    registry.register(Convert).unwrap();
+    let schema = Convert.definition().input_schema().clone();
+    let properties = &schema["properties"];
+    assert_eq!(properties["from"]["default"], "feet", "{schema}");
+    assert!(properties["odd"].get("default").is_none(), "{schema}");
+    assert_eq!(
+        properties["shown"]["properties"]["unit"]["default"], "metres",
+        "{schema}"
+    );
+    let completion = registry.complete("convert", json!({"distance": 3})).unwrap();
+    assert_eq!(completion.arguments["from"], "feet");
+    assert_eq!(registry.call("convert", json!({"distance": 3})).await.text(), "3 ft");
+}

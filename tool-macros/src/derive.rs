@@ -29,6 +29,8 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         }
     }
     let description = doc_description(&input.attrs, "write it as a doc comment (`///`)", &mut cx).0;
+    // An enum's variants with the names serde reads them by.
+    let mut variants = Vec::new();
     let kind = match &input.data {
         syn::Data::Struct(data) => match container.transparent {
             Some(span) => transparent_kind(&rt, data, span, &mut cx),
@@ -38,7 +40,7 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
             if let Some(span) = container.transparent {
                 cx.at(span, TRANSPARENT_SHAPES);
             }
-            enum_kind(&rt, data, &container, &mut cx)
+            enum_kind(&rt, data, &container, &mut variants, &mut cx)
         }
         syn::Data::Union(u) => {
             cx.spanned(u.union_token, "a union cannot be a tool parameter");
@@ -51,6 +53,7 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         param.bounds.push(syn::parse_quote!(#rt::__private::ToolParam));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let enum_value = matches!(input.data, syn::Data::Enum(_)).then(|| enum_value(&rt, &input, &variants));
     let shape = match (cx.finish(), kind) {
         (Ok(()), Some(shape)) => {
             let describe = description.map(|d| quote!(.describe(#d)));
@@ -66,6 +69,36 @@ pub fn tool_param(input: TokenStream) -> TokenStream {
         impl #impl_generics #rt::__private::ToolParam for #ident #ty_generics #where_clause {
             fn shape() -> #rt::__private::Shape {
                 #shape
+            }
+        }
+        #enum_value
+    }
+}
+
+/// `EnumValue` for a unit-variant enum: each variant's name as the model
+/// sends it, so a default of the enum is shown in the schema even when the
+/// enum does not serialize. `variants` holds the unit variants, with their
+/// wire names (`None` for one serde skips); any other variant is an error
+/// already, answered with `None` here.
+fn enum_value(rt: &syn::Path, input: &syn::DeriveInput, variants: &[(syn::Ident, Option<String>)]) -> TokenStream {
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let ident = &input.ident;
+    let arms = variants.iter().map(|(variant, wire)| match wire {
+        Some(wire) => quote!(Self::#variant => ::core::option::Option::Some(#wire),),
+        None => quote!(Self::#variant => ::core::option::Option::None,),
+    });
+    let unit_only = match &input.data {
+        syn::Data::Enum(data) => data.variants.len() == variants.len(),
+        _ => true,
+    };
+    let rest = (!unit_only).then(|| quote!(#[allow(unreachable_patterns)] _ => ::core::option::Option::None,));
+    quote! {
+        impl #impl_generics #rt::__private::EnumValue for #ident #ty_generics #where_clause {
+            fn __enum_value(&self) -> ::core::option::Option<&'static str> {
+                match *self {
+                    #(#arms)*
+                    #rest
+                }
             }
         }
     }
@@ -242,9 +275,9 @@ fn struct_kind(
             quote_spanned! {ty.span()=>
                 .with_default_value({
                     #[allow(unused_imports)]
-                    use #rt::__private::{ViaNoDefault as _, ViaSerializeDefault as _};
+                    use #rt::__private::{ViaEnumDefault as _, ViaNoDefault as _, ViaSerializeDefault as _};
                     let __value: #ty = #value;
-                    (&&#rt::__private::DefaultOf::<#ty>::new(&__value)).__default_json()
+                    (&&&#rt::__private::DefaultOf::<#ty>::new(&__value)).__default_json()
                 })
             }
         });
@@ -404,7 +437,13 @@ fn mentions(tokens: TokenStream, idents: &[&syn::Ident]) -> bool {
 /// The expression of a unit-variant enum's shape, with what its values
 /// mean from the variants' doc comments (the model cannot see them
 /// otherwise; shown after whatever description the shape ends up with).
-fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &mut Ctxt) -> Option<TokenStream> {
+fn enum_kind(
+    rt: &syn::Path,
+    data: &syn::DataEnum,
+    container: &SerdeAttrs,
+    variants: &mut Vec<(syn::Ident, Option<String>)>,
+    cx: &mut Ctxt,
+) -> Option<TokenStream> {
     let mut values = Vec::new();
     // The values as serde writes them, for the output schema.
     let mut written = Vec::new();
@@ -432,6 +471,7 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
             ));
         }
         if serde.skip {
+            variants.push((variant.ident.clone(), None));
             continue;
         }
         if let Some(span) = serde.untagged {
@@ -465,6 +505,7 @@ fn enum_kind(rt: &syn::Path, data: &syn::DataEnum, container: &SerdeAttrs, cx: &
         if let Some(doc) = doc_description(&variant.attrs, instead, cx).0 {
             documented.push((wire.clone(), doc));
         }
+        variants.push((variant.ident.clone(), Some(wire.clone())));
         values.push(wire);
     }
     let value_docs = match variant_docs(&documented) {

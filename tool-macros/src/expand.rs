@@ -91,7 +91,7 @@ fn generate(model: &ToolFn<'_>, ident: &syn::Ident) -> TokenStream {
             use #rt::__private as #p;
             #assertions
             #[allow(unused_imports)]
-            use #p::{ViaAnything as _, ViaDisplay as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaNoDisplay as _, ViaResult as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
+            use #p::{ViaAnything as _, ViaDisplay as _, ViaEnumDefault as _, ViaIntoToolOutput as _, ViaNeither as _, ViaNoDefault as _, ViaNoDisplay as _, ViaResult as _, ViaSerialize as _, ViaSerializeDefault as _, ViaToolParam as _};
 
             impl #ident {
                 #inherent
@@ -127,7 +127,7 @@ fn definition(model: &ToolFn<'_>) -> TokenStream {
         let has_default = param.default().is_some();
         let default_json = param.default().map(|_| {
             let default = crate::invoke::default_ident(index);
-            quote!(.with_default_value((&&#p::DefaultOf::<#ty>::new(&Self::#default())).__default_json()))
+            quote!(.with_default_value((&&&#p::DefaultOf::<#ty>::new(&Self::#default())).__default_json()))
         });
         let rust_type = quote!(#ty).to_string().replace(' ', "");
         let shape = quote!(<#ty as #p::ToolParam>::shape());

@@ -557,12 +557,22 @@ fn check_scalar_default(default: &syn::Expr, bounds: &Bounds, ty: &syn::Type, cx
     let (kind, _) = inner_kind(ty);
     if let Some(text) = string_literal(default) {
         if kind != ValueKind::Text {
+            // Unquoted, the text is the value only when it reads as one.
+            let (reads, example) = match kind {
+                ValueKind::Int { .. } => (text.parse::<i128>().is_ok(), "an integer, `default = 10`"),
+                ValueKind::Float => (text.parse::<f64>().is_ok(), "a number, `default = 0.5`"),
+                _ => (
+                    text == "true" || text == "false",
+                    "`default = true` or `default = false`",
+                ),
+            };
+            let advice = match reads {
+                true => format!("write the value itself, `default = {text}` without quotes"),
+                false => format!("write {example}, without quotes"),
+            };
             cx.spanned(
                 default,
-                format!(
-                    "the default is a string, but `{}` is not one: write the value itself, `default = {text}` without quotes",
-                    type_name(ty)
-                ),
+                format!("the default is a string, but `{}` is not one: {advice}", type_name(ty)),
             );
             return;
         }

@@ -328,7 +328,8 @@ pub trait AssertResult {
 impl<T: Serialize, E: std::fmt::Display> AssertResult for &&&OutputProbe<Result<T, E>> {}
 
 /// A parameter's default, read through autoref specialization: shown in
-/// the schema when it serializes, left out otherwise.
+/// the schema when it serializes, or, for a derived unit-variant enum, as
+/// the name the model sends for it; left out otherwise.
 pub struct DefaultOf<'a, T>(&'a T);
 
 impl<'a, T> DefaultOf<'a, T> {
@@ -344,9 +345,29 @@ pub trait ViaSerializeDefault {
     fn __default_json(&self) -> Option<Value>;
 }
 
-impl<T: Serialize> ViaSerializeDefault for &DefaultOf<'_, T> {
+impl<T: Serialize> ViaSerializeDefault for &&DefaultOf<'_, T> {
     fn __default_json(&self) -> Option<Value> {
         serde_json::to_value(self.0).ok()
+    }
+}
+
+/// The value of a unit-variant enum that `#[derive(ToolParam)]` made: the
+/// name the model sends for it (`None` for a variant serde never reads).
+pub trait EnumValue {
+    /// The variant's wire name.
+    fn __enum_value(&self) -> Option<&'static str>;
+}
+
+/// A derived enum's default appears in the schema even when the enum does
+/// not serialize: as the value the model would send.
+pub trait ViaEnumDefault {
+    /// The default as JSON.
+    fn __default_json(&self) -> Option<Value>;
+}
+
+impl<T: EnumValue> ViaEnumDefault for &DefaultOf<'_, T> {
+    fn __default_json(&self) -> Option<Value> {
+        self.0.__enum_value().map(|name| Value::String(name.to_owned()))
     }
 }
 
