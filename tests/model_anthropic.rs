@@ -1449,11 +1449,11 @@ async fn trickling_server() -> String {
 }
 
 /// A stream whose `message_delta` never says why the turn stopped (a
-/// compatible server's) is whole when its calls are, but a last call not
-/// known whole (no input streamed) is held back as in a turn cut off: it
-/// never runs, it is answered as not run, and the run stops as at
-/// max_tokens; as the Chat Completions client takes a stream without a
-/// finish_reason.
+/// compatible server's) is whole when its calls are, but a last call whose
+/// input was cut short is held back as in a turn cut off: it never runs,
+/// it is answered as not run, and the run stops as at max_tokens; as the
+/// Chat Completions client takes a stream without a finish_reason. A call
+/// with no input streamed (one without parameters) runs on its start's.
 #[tokio::test]
 async fn a_stream_without_a_stop_reason_runs_no_call_not_known_whole() {
     let events = |blocks: Vec<Value>| {
@@ -1472,6 +1472,7 @@ async fn a_stream_without_a_stop_reason_runs_no_call_not_known_whole() {
     };
     let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
     blocks.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "greet", "input": {}}}));
+    blocks.push(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"name\": \"Ad"}}));
     blocks.push(json!({"type": "content_block_stop", "index": 1}));
     let server = Server::start(vec![events(blocks)], false).await;
     let started = Arc::new(Mutex::new(Vec::new()));
@@ -1496,18 +1497,21 @@ async fn a_stream_without_a_stop_reason_runs_no_call_not_known_whole() {
         results[1]
     );
 
-    // Every call whole: the turn is whole, and its calls run.
+    // Every call whole: the turn is whole, and its calls run, the one
+    // with no input streamed on its start's.
+    let mut blocks = streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#);
+    blocks.push(json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "broken", "input": {}}}));
+    blocks.push(json!({"type": "content_block_stop", "index": 1}));
     let server = Server::start(
-        vec![
-            events(streamed_call(0, "toolu_1", r#"{"a": 2, "b": 3}"#)),
-            anthropic_stream(&anthropic_text("5"), HashMap::new()),
-        ],
+        vec![events(blocks), anthropic_stream(&anthropic_text("5"), HashMap::new())],
         false,
     )
     .await;
     let outcome = Agent::new(client(&server, true), registry()).run("Add").await;
     assert_eq!(outcome.stop, StopReason::EndTurn, "{:?}", outcome.error);
-    assert_eq!(outcome.transcript[2].tool_results().next().unwrap().to_text(), "5");
+    let results: Vec<String> = outcome.transcript[2].tool_results().map(|r| r.to_text()).collect();
+    assert_eq!(results[0], "5");
+    assert!(results[1].contains("broken cannot handle None"), "{results:?}");
 }
 
 /// A transcript passed back as JSON in the Messages API's own forms (a

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::http::{self, RetryPolicy, is_whole_object, malformed};
+use super::http::{self, RetryPolicy, is_cut_short, is_whole_object, malformed};
 use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
@@ -493,7 +493,7 @@ struct StreamState {
     /// whole only once another block starts or the turn ends for a reason
     /// known not to cut it off; a turn cut off answers it as not run, as
     /// the whole message would. A turn that ends with no stop reason at
-    /// all while a call is held is cut off.
+    /// all while a call whose input was cut short is held is cut off.
     held: Option<ToolUse>,
 }
 
@@ -657,12 +657,17 @@ impl http::StreamReader for StreamState {
             }
             "message_stop" => {
                 match &self.stop {
-                    // No reason came: a held call is not known whole, so
-                    // the turn is taken as cut off at its token limit (as
-                    // the Chat Completions client takes a stream that ends
-                    // without a finish_reason); a turn whose calls were
-                    // all whole is whole.
-                    None if self.held.is_some() => {
+                    // No reason came: a held call whose input was cut
+                    // short takes the turn as cut off at its token limit
+                    // (as the Chat Completions client takes a stream that
+                    // ends without a finish_reason); one with no input
+                    // streamed runs on its start's, as a call without
+                    // parameters would.
+                    None if self
+                        .held
+                        .as_ref()
+                        .is_some_and(|call| call.raw_arguments.as_deref().is_some_and(is_cut_short)) =>
+                    {
                         self.held = None;
                         self.stop = Some(ModelStop::MaxTokens);
                     }

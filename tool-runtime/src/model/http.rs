@@ -359,6 +359,14 @@ pub(crate) fn is_whole_object(input: &str) -> bool {
     input.trim_start().starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(input).is_ok()
 }
 
+/// Whether a call's argument text is known to be cut short: some text
+/// that is no whole JSON value. Empty text (a call without parameters, on
+/// some servers), `null` and arguments encoded twice are whole: the binder
+/// reads them as the SPEC says.
+pub(crate) fn is_cut_short(arguments: &str) -> bool {
+    !arguments.trim().is_empty() && serde_json::from_str::<serde::de::IgnoredAny>(arguments).is_err()
+}
+
 /// Sends a streamed request and reads its events into a new `S`, retrying
 /// as [`send`] does, within the same budget. A stream that fails before
 /// anything of it was handed on to `events` (an `overloaded_error` event

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::http::{self, RetryPolicy, is_whole_object, malformed};
+use super::http::{self, RetryPolicy, is_cut_short, is_whole_object, malformed};
 use super::{
     Block, Message, Model, ModelError, ModelFuture, ModelRequest, ModelResponse, ModelStop, Role, StreamEvent,
     ToolChoice, ToolUse, Usage,
@@ -899,16 +899,12 @@ impl StreamState {
             return Err(malformed("the stream ended without a finish_reason or any content"));
         }
         // A stream that ended without a finish_reason never said its turn
-        // was whole. Some servers leave it out, so a turn whose calls are
-        // all whole is; but one whose last call is not (its arguments cut
-        // short, or never begun) is taken as cut off at its token limit,
-        // as by `length`: such a call is not handed on as complete, and the
-        // loop answers it without running it.
-        if self.stop.is_none()
-            && self.calls[self.reported..]
-                .iter()
-                .any(|c| !is_whole_object(&c.arguments))
-        {
+        // was whole. Some servers leave it out, so a turn whose calls read
+        // as whole is; but one with a call whose arguments are cut short
+        // (text that is no whole JSON value) is taken as cut off at its
+        // token limit, as by `length`: such a call is not handed on as
+        // complete, and the loop answers it without running it.
+        if self.stop.is_none() && self.calls[self.reported..].iter().any(|c| is_cut_short(&c.arguments)) {
             self.stop = Some(ModelStop::MaxTokens);
         }
         self.report(events, Reported::All)?;
@@ -1491,15 +1487,19 @@ mod tests {
                 response,
             )
         };
-        for cut in ["", "{\"p\":", "[1]"] {
+        for cut in ["{\"p\":", "{\"p\":1,", "[1"] {
             let (started, response) = read(&[call(0, "a", "{\"p\":1}"), call(1, "b", cut)]);
             assert_eq!(started, ["a"], "{cut:?}");
             assert_eq!(response.stop, ModelStop::MaxTokens, "{cut:?}");
             assert_eq!(response.tool_uses().count(), 2, "{cut:?}: both are answered");
         }
-        let (started, response) = read(&[call(0, "a", "{\"p\":1}"), call(1, "b", "{}")]);
-        assert_eq!(started, ["a", "b"]);
-        assert_eq!(response.stop, ModelStop::EndTurn);
+        // Whole as the binder reads them: no parameters, `null`, arguments
+        // encoded twice, or no object at all (the binder says so).
+        for whole in ["{}", "", " ", "null", "\"{\\\"p\\\":1}\"", "[1]"] {
+            let (started, response) = read(&[call(0, "a", "{\"p\":1}"), call(1, "b", whole)]);
+            assert_eq!(started, ["a", "b"], "{whole:?}");
+            assert_eq!(response.stop, ModelStop::EndTurn, "{whole:?}");
+        }
     }
 
     #[test]

@@ -94,7 +94,7 @@ impl Model for Scripted {
                 match block {
                     Block::Text { text } => events(StreamEvent::Text(text.clone())),
                     Block::ToolUse(call) => events(StreamEvent::ToolUse(call.clone())),
-                    Block::Thinking { .. } | Block::RedactedThinking { .. } => {
+                    Block::Thinking { .. } | Block::RedactedThinking { .. } | Block::Reasoning { .. } => {
                         events(StreamEvent::ThinkingDone(block.clone()))
                     }
                     _ => {}
