@@ -1244,14 +1244,17 @@ async fn calls_past_the_limit_per_turn_are_answered_without_running() {
             .map(|r| (r.tool_use_id.clone(), r.to_text()))
             .collect()
     };
-    let not_run = |text: &str| text.contains("was not run: the turn holds 4 calls, and at most 2 run per turn");
+    let not_run = |text: &str| text.contains("was not run: the turn holds") && text.contains("at most 2 run per turn");
 
-    // Whole turn.
+    // Whole turn. The four calls turned away are no failures of `add`:
+    // three in a row would stop the run.
     let turn = calls(&[
         ("t1", "add", json!({"a": 1, "b": 1})),
         ("t2", "add", json!({"a": 2, "b": 1})),
         ("t3", "add", json!({"a": 3, "b": 1})),
         ("t4", "add", json!({"a": 4, "b": 1})),
+        ("t5", "add", json!({"a": 5, "b": 1})),
+        ("t6", "add", json!({"a": 6, "b": 1})),
     ]);
     let outcome = Agent::new(Scripted::new([turn, text("Done", ModelStop::EndTurn)]), registry())
         .max_calls_per_turn(2)
@@ -1319,8 +1322,8 @@ async fn a_transcript_passed_back_with_unanswered_calls_is_answered_before_it_is
     assert_eq!(
         answers,
         [
-            ("g1".to_owned(), "The call of `greet` was not run.".to_owned()),
-            ("g2".to_owned(), "The call of `greet` was not run.".to_owned())
+            ("g1".to_owned(), NO_RESULT.to_owned()),
+            ("g2".to_owned(), NO_RESULT.to_owned())
         ]
     );
     assert_eq!(sent[2].text(), "Never mind.", "the user's words follow the results");
@@ -1344,4 +1347,76 @@ async fn a_transcript_passed_back_with_unanswered_calls_is_answered_before_it_is
     assert_eq!(refused.stop, StopReason::ModelError);
     assert_eq!(refused.error.map(|e| e.kind()), Some(ModelErrorKind::InvalidRequest));
     assert!(model.requests().is_empty(), "nothing was sent");
+    assert_eq!(
+        refused.transcript[2].tool_results().count(),
+        1,
+        "the transcript is kept as given"
+    );
+
+    // Results after the user's text and out of order, and one call not
+    // answered: put first, in order, the missing one saying so.
+    let model = Arc::new(Scripted::new([text("Fine.", ModelStop::EndTurn)]));
+    let disordered = vec![
+        Message::user("Greet"),
+        Message::new(
+            Role::Assistant,
+            vec![
+                Block::ToolUse(ToolUse::new("g1", "greet", json!({"name": "Ada"}))),
+                Block::ToolUse(ToolUse::new("g2", "greet", json!({"name": "Bo"}))),
+                Block::ToolUse(ToolUse::new("g3", "greet", json!({"name": "Cy"}))),
+            ],
+        ),
+        Message::new(
+            Role::User,
+            vec![
+                Block::Text { text: "Here:".into() },
+                Block::ToolResult(ToolResultBlock::text("g3", "Hello, Cy!", false)),
+                Block::ToolResult(ToolResultBlock::text("g1", "Hello, Ada!", false)),
+            ],
+        ),
+    ];
+    let outcome = Agent::new(model.clone(), registry())
+        .run_cancellable(disordered, &Cancellation::new())
+        .await;
+    assert_eq!(outcome.stop, StopReason::EndTurn);
+    let sent = &model.requests()[0];
+    assert_transcript_valid(sent);
+    let answers: Vec<(String, String)> = sent[2]
+        .tool_results()
+        .map(|r| (r.tool_use_id.clone(), r.to_text()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            ("g1".to_owned(), "Hello, Ada!".to_owned()),
+            ("g2".to_owned(), NO_RESULT.to_owned()),
+            ("g3".to_owned(), "Hello, Cy!".to_owned())
+        ]
+    );
+    assert_eq!(sent[2].text(), "Here:");
+
+    // A call answered twice: nothing is sent.
+    let model = Arc::new(Scripted::new([text("Never sent", ModelStop::EndTurn)]));
+    let twice = vec![
+        Message::user("Greet"),
+        Message::new(
+            Role::Assistant,
+            vec![Block::ToolUse(ToolUse::new("g1", "greet", json!({"name": "Ada"})))],
+        ),
+        Message::new(
+            Role::User,
+            vec![
+                Block::ToolResult(ToolResultBlock::text("g1", "Hello, Ada!", false)),
+                Block::ToolResult(ToolResultBlock::text("g1", "Hello again!", false)),
+            ],
+        ),
+    ];
+    let refused = Agent::new(model.clone(), registry())
+        .run_cancellable(twice, &Cancellation::new())
+        .await;
+    assert_eq!(refused.error.map(|e| e.kind()), Some(ModelErrorKind::InvalidRequest));
+    assert!(model.requests().is_empty(), "nothing was sent");
 }
+
+/// What a call of a transcript passed back without its result is answered.
+const NO_RESULT: &str = "The call of `greet` has no result here: it may not have run, or its result was not kept.";

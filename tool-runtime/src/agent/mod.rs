@@ -211,11 +211,15 @@ impl<M: Model> Agent<M> {
     /// transcript stays valid, the calls a streamed turn had started
     /// answered in it.
     ///
-    /// A call of `transcript` that no result answers (a deferred outcome's,
-    /// continued instead of [resumed](Agent::resume)) is answered as not
-    /// run before the model sees it. A transcript whose results answer
-    /// calls other than those made, or out of order, is not sent: the run
-    /// ends at once, a `ModelError` of kind `InvalidRequest` saying why.
+    /// The transcript is made to keep the rule every outcome's keeps before
+    /// the model sees it: results that answer a message's calls out of
+    /// order, or after other blocks, are put first and in order, and a call
+    /// no result answers (a deferred outcome's, continued instead of
+    /// [resumed](Agent::resume)) gets a result saying it has none, and may
+    /// not have run. A transcript with a result that answers no call of the
+    /// message before it, or a call answered twice, is not sent: the run
+    /// ends at once, a `ModelError` of kind `InvalidRequest` saying why,
+    /// the transcript as it was given.
     pub async fn run_cancellable(&self, mut transcript: Vec<Message>, cancellation: &Cancellation) -> Outcome {
         let answered = outcome::answer_unanswered(&mut transcript);
         let state = RunState {
@@ -227,7 +231,7 @@ impl<M: Model> Agent<M> {
         };
         match answered {
             Ok(0) => {}
-            Ok(count) => tracing::warn!(calls = count, "calls of a transcript passed back answered as not run"),
+            Ok(count) => tracing::warn!(calls = count, "calls of a transcript passed back had no result"),
             Err(problem) => {
                 let mut outcome = state.end(StopReason::ModelError);
                 let text = format!("the transcript cannot be sent: {problem}");
@@ -656,9 +660,12 @@ impl<M: Model> Agent<M> {
             // in order.
             let mut room = self.max_calls_per_turn.saturating_sub(started.len());
             let mut slots = Vec::with_capacity(calls.len());
-            for call in &calls {
+            // The calls answered as too many: no failure of their tool.
+            let mut turned_away = vec![false; calls.len()];
+            for (i, call) in calls.iter().enumerate() {
                 let fits = started.contains(&call.id) || room > 0;
                 if !fits {
+                    turned_away[i] = true;
                     slots.push(self.too_many(call, calls.len()));
                     continue;
                 }
@@ -695,8 +702,10 @@ impl<M: Model> Agent<M> {
                     }
                 });
             }
-            for (call, slot) in calls.iter().zip(&results) {
-                if let Slot::Done(block) = slot {
+            for ((call, slot), turned_away) in calls.iter().zip(&results).zip(turned_away) {
+                if let Slot::Done(block) = slot
+                    && !turned_away
+                {
                     state.record(&call.name, block.is_error);
                 }
             }

@@ -239,14 +239,15 @@ impl fmt::Display for ResumeError {
 
 impl std::error::Error for ResumeError {}
 
-/// Answers, as not run, the calls of `transcript` that no result answers:
-/// a transcript passed back must keep the rule every outcome's keeps (each
-/// assistant message's calls answered, one to one and in order, by the
-/// results that open the next user message). Calls whose next message
-/// holds no result at all get them at its head (in a new user message,
+/// Makes `transcript` keep the rule every outcome's keeps (each assistant
+/// message's calls answered, one to one and in order, by the results that
+/// open the next user message) where it can be kept without guessing: the
+/// results of the next user message are put first, in the calls' order,
+/// and a call no result answers gets one saying so (in a new user message,
 /// when the next one is the model's or there is none). Returns how many
-/// were answered, or what breaks the rule in a way no answer mends (a
-/// message that answers some calls but not as they were made).
+/// calls got such a result, or what breaks the rule in a way no answer
+/// mends: a result that answers no call of the message before it, or a
+/// call answered twice.
 pub(super) fn answer_unanswered(transcript: &mut Vec<Message>) -> Result<usize, String> {
     let mut answered = 0;
     let mut at = 0;
@@ -261,36 +262,70 @@ pub(super) fn answer_unanswered(transcript: &mut Vec<Message>) -> Result<usize, 
             continue;
         }
         let next = transcript.get(at).filter(|next| next.role == Role::User);
-        let has_next = next.is_some();
-        let results: Vec<&str> = next.map_or_else(Vec::new, |next| {
-            next.content
-                .iter()
-                .map_while(|block| match block {
-                    Block::ToolResult(result) => Some(result.tool_use_id.as_str()),
-                    _ => None,
-                })
-                .collect()
+        let in_order = next.is_some_and(|next| {
+            let leading = next.content.iter().take(calls.len()).map(|block| match block {
+                Block::ToolResult(result) => Some(result.tool_use_id.as_str()),
+                _ => None,
+            });
+            leading.eq(calls.iter().map(|call| Some(call.id.as_str())))
+                && !next.content[calls.len()..]
+                    .iter()
+                    .any(|b| matches!(b, Block::ToolResult(_)))
         });
-        if results.iter().copied().eq(calls.iter().map(|call| call.id.as_str())) {
+        if in_order {
             continue;
         }
-        if !results.is_empty() {
-            return Err(format!(
-                "message {} answers calls other than the {} of the message before it, or not in their order",
-                at,
-                calls.len()
-            ));
+        // Which call each of the next message's blocks answers, checked
+        // before anything is moved: a transcript refused stays as it was.
+        let mut answers: Vec<Option<usize>> = Vec::new();
+        let mut seen = vec![false; calls.len()];
+        for block in next.map_or(&[][..], |next| &next.content[..]) {
+            let Block::ToolResult(result) = block else {
+                answers.push(None);
+                continue;
+            };
+            let Some(i) = calls.iter().position(|call| call.id == result.tool_use_id) else {
+                return Err(format!(
+                    "message {at} holds a result for `{}`, which the message before it did not call",
+                    clip(&result.tool_use_id)
+                ));
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(format!("message {at} answers the call `{}` twice", clip(&calls[i].id)));
+            }
+            answers.push(Some(i));
         }
-        let blocks = calls.iter().map(|call| {
-            let text = format!("The call of `{}` was not run.", clip(&call.name));
-            Block::ToolResult(adapter::result_block(&call.id, &adapter::not_run(call, text, false)))
-        });
+        let has_next = next.is_some();
+        let mut results: Vec<Option<Block>> = vec![None; calls.len()];
+        let mut rest = Vec::new();
         if has_next {
-            transcript[at].content.splice(0..0, blocks);
-        } else {
-            transcript.insert(at, Message::new(Role::User, blocks.collect()));
+            for (block, answer) in std::mem::take(&mut transcript[at].content).into_iter().zip(answers) {
+                match answer {
+                    Some(i) => results[i] = Some(block),
+                    None => rest.push(block),
+                }
+            }
         }
-        answered += calls.len();
+        let mut content: Vec<Block> = calls
+            .iter()
+            .zip(results)
+            .map(|(call, result)| {
+                result.unwrap_or_else(|| {
+                    answered += 1;
+                    let text = format!(
+                        "The call of `{}` has no result here: it may not have run, or its result was not kept.",
+                        clip(&call.name)
+                    );
+                    Block::ToolResult(adapter::result_block(&call.id, &adapter::not_run(call, text, false)))
+                })
+            })
+            .collect();
+        content.append(&mut rest);
+        if has_next {
+            transcript[at].content = content;
+        } else {
+            transcript.insert(at, Message::new(Role::User, content));
+        }
     }
     Ok(answered)
 }
