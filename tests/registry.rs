@@ -710,7 +710,7 @@ async fn convert(
     #[param(description = "How to show it", default = Shown { unit: Unit::Metres })] shown: Shown,
 ) -> String {
     let feet = matches!(from, Unit::Feet);
-    let _ = (odd, shown);
+    let _ = (odd, shown.unit);
     format!("{distance} {}", if feet { "ft" } else { "m" })
 }
 
