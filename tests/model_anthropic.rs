@@ -1424,30 +1424,6 @@ async fn a_stream_kept_open_with_comments_ends_at_the_total_timeout() {
     assert_eq!(error.kind(), ModelErrorKind::Timeout, "{error}");
 }
 
-/// A server that answers every request with the head of an event stream,
-/// then a `ping` comment every 50 ms and nothing else, until the client
-/// leaves.
-async fn trickling_server() -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let mut request = [0u8; 64 << 10];
-                let _ = socket.read(&mut request).await;
-                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
-                let mut written = socket.write_all(head.as_bytes()).await;
-                while written.is_ok() {
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    written = socket.write_all(b": ping\n\n").await;
-                }
-            });
-        }
-    });
-    url
-}
-
 /// A stream whose `message_delta` never says why the turn stopped (a
 /// compatible server's) is whole when its calls are, but a last call whose
 /// input was cut short is held back as in a turn cut off: it never runs,

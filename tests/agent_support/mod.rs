@@ -417,6 +417,29 @@ pub fn openai_stream(content: Option<&str>, calls: &[(&str, &str, &str)], finish
     )
 }
 
+/// A server that answers every request with the head of an event stream,
+/// then a comment every 50 ms and nothing else, until the client leaves:
+/// a stream kept open that never makes progress.
+pub async fn trickling_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 64 << 10];
+                let _ = socket.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+                let mut written = socket.write_all(head.as_bytes()).await;
+                while written.is_ok() {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    written = socket.write_all(b": keep-alive\n\n").await;
+                }
+            });
+        }
+    });
+    url
+}
+
 // ---- Tools ----
 
 /// Adds two integers.
