@@ -83,6 +83,13 @@ pub(crate) fn not_available(call: &ToolUse, available: &str) -> ToolResult {
     not_run(call, text, false)
 }
 
+/// The result of a call cancelled before it ran (while its approver was
+/// asked, or while it waited for one).
+pub(crate) fn cancelled_before_it_ran(call: &ToolUse) -> ToolResult {
+    let text = format!("The call of `{}` was cancelled before it ran.", clip(&call.name));
+    not_run(call, text, true)
+}
+
 /// An `is_error` result for a call that did not run (refused, not allowed,
 /// cancelled before it started); the model's name for the tool is kept
 /// cut to 64 characters, as the registry keeps an unknown one.

@@ -421,8 +421,6 @@ impl<M: Model> Agent<M> {
             if !permitted {
                 return finish(adapter::not_available(&call, &available), Duration::ZERO, None);
             }
-            // The name is the model's: quoted cut to 64 characters.
-            let quoted = clip(&call.name);
             let mut tool_call = ToolCall::from(&call);
             let mut changed = None;
             if let Some(approver) = approver {
@@ -430,8 +428,7 @@ impl<M: Model> Agent<M> {
                     // A cancelled call is not put to the approver.
                     biased;
                     () = cancellation.cancelled() => {
-                        let text = format!("The call of `{quoted}` was cancelled before it ran.");
-                        return finish(adapter::not_run(&call, text, true), Duration::ZERO, None);
+                        return finish(adapter::cancelled_before_it_ran(&call), Duration::ZERO, None);
                     }
                     decision = approver.approve(&tool_call) => decision,
                 };
@@ -715,8 +712,7 @@ impl<M: Model> Agent<M> {
             if cancellation.is_cancelled() {
                 for (call, slot) in calls.iter().zip(results.iter_mut()) {
                     if matches!(slot, Slot::Pending(_)) {
-                        let text = format!("The call of `{}` was cancelled before it ran.", clip(&call.name));
-                        let result = adapter::not_run(call, text, true);
+                        let result = adapter::cancelled_before_it_ran(call);
                         self.emit(&finished_event(call, &result, Duration::ZERO));
                         state.record(&call.name, adapter::is_error(&result));
                         *slot = Slot::Done(adapter::result_block(&call.id, &result));

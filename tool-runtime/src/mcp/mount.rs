@@ -35,7 +35,7 @@ use crate::codes::CallError;
 use crate::context::CallScope;
 use crate::output::{Content, ToolOutput};
 use crate::registry::{ToolGroup, ToolRegistry};
-use crate::schema::import_input_schema;
+use crate::schema::{cut_description, import_input_schema};
 use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture, is_valid_property_name};
 
 /// How long closing one server's connection may take (a stdio server is
@@ -61,11 +61,6 @@ const MAX_SERVER_TOOLS: usize = 1000;
 /// The largest tool mounted, as the server listed it in JSON (its
 /// description and schemas); a larger one is left out before it is read.
 const MAX_TOOL_BYTES: usize = 256 << 10;
-
-/// The longest description of a mounted tool, in bytes (4 KiB); a longer
-/// one is cut, ending in a marker that says how much was left out. (The
-/// descriptions inside its schema are cut alike when it is read.)
-const MAX_DESCRIPTION_BYTES: usize = 4 << 10;
 
 /// The most bytes of definitions one server's tools may add up to (1 MiB):
 /// each tool's description and its schemas as the registry sends them on.
@@ -1303,9 +1298,8 @@ impl RemoteTool {
             open_world: hints["openWorldHint"].as_bool(),
         };
         let mut description = info["description"].as_str().unwrap_or_default().to_owned();
-        crate::text::truncate_with(&mut description, MAX_DESCRIPTION_BYTES, |left_out| {
-            format!("...(cut, {left_out} bytes left out)")
-        });
+        // Cut as the descriptions inside its schema are.
+        cut_description(&mut description);
         let rejects_unknown = imported.params.rejects_unknown;
         let definition = ToolDefinition::new(local, description, imported.params.fields)
             .with_other_params(imported.params.others)

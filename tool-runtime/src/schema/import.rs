@@ -50,12 +50,11 @@ use crate::text::clip;
 /// How deep `$ref`s and nesting are followed; deeper parts are any value.
 const MAX_DEPTH: usize = 32;
 
-/// The longest description an imported schema keeps on one node, in
-/// bytes (4 KiB); a longer one is cut, ending in a marker that says how
-/// much was left out. Every tool offered is sent to the model with each
-/// request, so one server cannot fill the model's context with a single
-/// description. (The tool's own description is cut alike where the tool
-/// is mounted.)
+/// The longest description an imported tool keeps, its own or one node's
+/// of its schema, in bytes (4 KiB); a longer one is cut, ending in a
+/// marker that says how much was left out. Every tool offered is sent to
+/// the model with each request, so one server cannot fill the model's
+/// context with a single description.
 const MAX_DESCRIPTION_BYTES: usize = 4 << 10;
 
 /// A remote tool's parameters, read from its `inputSchema`.
@@ -1224,7 +1223,7 @@ fn describe_only(node: &Map<String, Value>) -> Value {
 
 /// `description` cut to [`MAX_DESCRIPTION_BYTES`], with a marker saying
 /// how much was left out.
-fn cut_description(description: &mut String) {
+pub(crate) fn cut_description(description: &mut String) {
     crate::text::truncate_with(description, MAX_DESCRIPTION_BYTES, |left_out| {
         format!("...(cut, {left_out} bytes left out)")
     });

@@ -19,7 +19,7 @@ pub(crate) mod param;
 
 pub(crate) use check::{ListedNumbers, MAX_DEPTH, TextProblem, nesting_exceeds};
 #[cfg(feature = "mcp")]
-pub(crate) use import::import_input_schema;
+pub(crate) use import::{cut_description, import_input_schema};
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
 
