@@ -668,8 +668,9 @@ mod tempfile_path {
 /// - `relist_announces`: each `tools/list` answer is followed by
 ///   `notifications/tools/list_changed`, the list staying the same;
 /// - `keys`: a tool whose property keys no provider accepts (`$filter`,
-///   `file path`, `größe`), one with such a key inside a parameter, and
-///   `t`; a call answers with its arguments as JSON;
+///   `file path`, `größe`), one with such keys inside its parameters'
+///   objects, one with such a key in a member of a union, and `t`; a call
+///   answers with its arguments as JSON;
 /// - `bulky`: a tool with descriptions of 10,000 characters, then 20 tools
 ///   of about 120 KB each;
 /// - `grows`: lists `read.file` until it is first called, then announces a
@@ -741,6 +742,13 @@ LISTS = {
         }}),
         tool("nested", inputSchema={"type": "object", "properties": {
             "options": {"type": "object", "properties": {"a b": {"type": "string"}}},
+            "rows": {"type": "array", "items": {
+                "type": "object", "additionalProperties": False, "required": ["$n"],
+                "properties": {"$n": {"type": "integer"}},
+            }},
+        }}),
+        tool("union", inputSchema={"type": "object", "properties": {
+            "u": {"anyOf": [{"type": "object", "properties": {"a b": {}}}, {"type": "string"}]},
         }}),
         tool("t"),
     ],
@@ -1541,17 +1549,18 @@ fn is_anthropic_key(key: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-/// A parameter whose key a provider refuses (`$filter`, `file path`,
-/// `größe`) is offered under a local key every provider takes, and reaches
-/// the server under its own; a tool with such a key inside a parameter is
-/// left out, as every request offering it would be refused.
+/// A property key a provider refuses (`$filter`, `file path`, `größe`) is
+/// offered under a local key every provider takes, at the top or in an
+/// object a parameter takes, and reaches the server under its own; a tool
+/// with such a key in a member of a union, where no local key can stand
+/// for it, is left out, as every request offering it would be refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn property_keys_no_provider_accepts_get_local_keys() {
     let (config, _log) = raw_server("keys");
     let (registry, mounts) = mounted(config).await;
     let mut names = registry.names();
     names.sort_unstable();
-    assert_eq!(names, ["raw__search", "raw__t"], "the nested key is left out");
+    assert_eq!(names, ["raw__nested", "raw__search", "raw__t"], "the union is left out");
 
     let search = listed_tool(&registry, Format::Anthropic, "raw__search");
     let properties = search["input_schema"]["properties"].as_object().unwrap();
@@ -1593,6 +1602,32 @@ async fn property_keys_no_provider_accepts_get_local_keys() {
     assert_eq!(
         missing.error_codes(),
         ["missing_required:file_path"],
+        "{}",
+        missing.text()
+    );
+
+    let nested = listed_tool(&registry, Format::Anthropic, "raw__nested");
+    let properties = &nested["input_schema"]["properties"];
+    assert_eq!(
+        properties["options"]["properties"]["a_b"]["type"],
+        json!("string"),
+        "{nested}"
+    );
+    assert_eq!(properties["rows"]["items"]["required"], json!(["_n"]), "{nested}");
+    let result = registry
+        .call(
+            "raw__nested",
+            json!({"options": {"a_b": "x"}, "rows": [{"_n": "3"}, {"_n": 4}]}),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.text());
+    let sent: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(sent, json!({"options": {"a b": "x"}, "rows": [{"$n": 3}, {"$n": 4}]}));
+    // The binder checks the local keys inside a parameter too.
+    let missing = registry.call("raw__nested", json!({"rows": [{}]})).await;
+    assert_eq!(
+        missing.error_codes(),
+        ["missing_required:rows[0]._n"],
         "{}",
         missing.text()
     );

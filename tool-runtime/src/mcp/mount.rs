@@ -35,7 +35,7 @@ use crate::codes::CallError;
 use crate::context::CallScope;
 use crate::output::{Content, ToolOutput};
 use crate::registry::{ToolGroup, ToolRegistry};
-use crate::schema::{cut_description, import_input_schema};
+use crate::schema::{LocalKeys, cut_description, import_input_schema_with_local_keys};
 use crate::tool::{Tool, ToolAnnotations, ToolDefinition, ToolFuture, is_valid_property_name};
 
 /// How long closing one server's connection may take (a stdio server is
@@ -547,7 +547,7 @@ impl Connection {
             let tool = match RemoteTool::new(local, info, me.clone()) {
                 Ok(tool) => tool,
                 Err(key) => {
-                    tracing::warn!(server = %self.name, tool = %crate::text::clip(name), key = %crate::text::clip(&key), "an MCP tool with a property key no provider accepts (1 to 64 ASCII letters, digits, `_`, `.` or `-`) inside a parameter is left out");
+                    tracing::warn!(server = %self.name, tool = %crate::text::clip(name), key = %crate::text::clip(&key), "an MCP tool with a property key no provider accepts (1 to 64 ASCII letters, digits, `_`, `.` or `-`) where no local key can stand for it (in a member of a union) is left out");
                     continue;
                 }
             };
@@ -1259,33 +1259,25 @@ struct RemoteTool {
     /// (`additionalProperties: false`): a key the binder ignored is then
     /// not sent on.
     rejects_unknown: bool,
-    /// The parameters whose remote key no provider accepts, as pairs of
-    /// their local key and their remote one: a call's arguments are sent
-    /// under the remote keys.
-    renamed: Vec<(String, String)>,
+    /// The local keys given to property keys no provider accepts: a
+    /// call's arguments are sent under the server's keys.
+    local_keys: LocalKeys,
 }
 
 impl RemoteTool {
     /// The tool `info` describes (a `Tool` of `tools/list`), as `local`.
-    /// A parameter's key that no provider accepts is given a local one;
-    /// `Err` holds such a key inside a parameter (a key of an object it
-    /// takes), which would make every request that offers the tool fail.
+    /// A property key that no provider accepts is given a local one, in
+    /// the parameters and in the objects they take (see [`LocalKeys`]);
+    /// `Err` holds such a key where none can be given (in a member of a
+    /// union), which would make every request that offers the tool fail.
     fn new(local: String, info: &Value, connection: Arc<Connection>) -> Result<Self, String> {
         let remote_name = info["name"].as_str().unwrap_or_default().to_owned();
-        let mut imported = import_input_schema(&info["inputSchema"]).with_output_schema(info.get("outputSchema"));
-        if let Some(key) = imported.nested_property_key(is_valid_property_name) {
+        let (imported, local_keys) =
+            import_input_schema_with_local_keys(&info["inputSchema"], is_valid_property_name, local_keys);
+        let imported = imported.with_output_schema(info.get("outputSchema"));
+        if let Some(key) = imported.refused_property_key(is_valid_property_name) {
             return Err(key.to_owned());
         }
-        let keys: Vec<String> = imported.property_keys().into_iter().map(str::to_owned).collect();
-        let renames: Vec<(String, String)> = {
-            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-            keys.iter()
-                .zip(local_keys(&keys))
-                .filter(|(remote, local)| **remote != local.as_str())
-                .map(|(remote, local)| ((*remote).to_owned(), local))
-                .collect()
-        };
-        imported.rename_properties(&renames);
         let hints = &info["annotations"];
         let annotations = ToolAnnotations {
             title: info["title"]
@@ -1317,7 +1309,7 @@ impl RemoteTool {
             remote_name,
             connection,
             rejects_unknown,
-            renamed: renames.into_iter().map(|(remote, local)| (local, remote)).collect(),
+            local_keys,
         })
     }
 
@@ -1346,11 +1338,7 @@ impl Tool for RemoteTool {
         if self.rejects_unknown {
             self.definition.params().retain_named(&mut arguments);
         }
-        for (local, remote) in &self.renamed {
-            if let Some(value) = arguments.remove(local) {
-                arguments.insert(remote.clone(), value);
-            }
-        }
+        self.local_keys.to_remote(&mut arguments);
         // The registry drops this future on time-out or cancellation; rmcp
         // then sends the server `notifications/cancelled`.
         Ok(Box::pin(async move { connection.call(&tool, arguments).await }))

@@ -41,6 +41,7 @@
 
 use serde_json::{Map, Value};
 
+use super::local_keys::LocalKeys;
 use super::{
     Constraints, Field, Kind, ObjectShape, Pattern, Presence, Shape, append_to_description, make_nullable,
     required_names, strip_null,
@@ -73,7 +74,26 @@ pub struct ImportedSchema {
 
 /// Reads a tool's `inputSchema` (an object schema). A schema that is not
 /// an object schema gives no parameters and unknown keys passed through.
-pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
+#[cfg(test)]
+pub(crate) fn import_input_schema(input_schema: &Value) -> ImportedSchema {
+    imported(object_root(input_schema))
+}
+
+/// Reads a tool's `inputSchema` (an object schema; one that is not gives
+/// no parameters and unknown keys passed through), each property key that
+/// `valid` refuses given a local key by `choose` first (see [`LocalKeys`]).
+pub(crate) fn import_input_schema_with_local_keys(
+    input_schema: &Value,
+    valid: fn(&str) -> bool,
+    choose: fn(&[&str]) -> Vec<String>,
+) -> (ImportedSchema, LocalKeys) {
+    let mut root = object_root(input_schema);
+    let keys = LocalKeys::give(&mut root, valid, choose);
+    (imported(root), keys)
+}
+
+/// The input schema inlined, and made an object schema at its root.
+fn object_root(input_schema: &Value) -> Value {
     let mut schema = inline(input_schema, input_schema, 0, &mut Inlining::new());
     if !is_object_schema(&schema) {
         // No object schema (`{"type": "string"}`, `properties` that are no
@@ -91,6 +111,12 @@ pub fn import_input_schema(input_schema: &Value) -> ImportedSchema {
         node.entry("properties").or_insert_with(|| Value::Object(Map::new()));
         move_root_checks_to_description(node);
     }
+    schema
+}
+
+/// The parameters and the provider schema of an object schema from
+/// [`object_root`].
+fn imported(mut schema: Value) -> ImportedSchema {
     let shape = import_shape(&root_for_binding(&schema), &mut { MAX_COPIED_BYTES });
     for_providers(&mut schema);
     let params = match shape.kind {
@@ -120,67 +146,10 @@ impl ImportedSchema {
         self
     }
 
-    /// The keys of the arguments object the schema names: the parameters'
-    /// names, then the other keys of the root's `properties` and
-    /// `required`, each once.
-    pub(crate) fn property_keys(&self) -> Vec<&str> {
-        let mut seen = std::collections::HashSet::new();
-        let properties = self.schema.get("properties").and_then(Value::as_object);
-        let required = self.schema.as_object().into_iter().flat_map(required_names);
-        self.params
-            .fields
-            .iter()
-            .map(|field| field.name.as_str())
-            .chain(properties.into_iter().flat_map(|p| p.keys().map(String::as_str)))
-            .chain(required)
-            .filter(|key| seen.insert(*key))
-            .collect()
-    }
-
-    /// Gives parameters other keys: of each `(remote, local)` pair, the
-    /// key `remote` becomes `local` in the parameters the binder checks and
-    /// in the schema's `properties` and `required`, and the property's
-    /// description says what the server calls it.
-    pub(crate) fn rename_properties(&mut self, renames: &[(String, String)]) {
-        if renames.is_empty() {
-            return;
-        }
-        let local: std::collections::HashMap<&str, &str> = renames
-            .iter()
-            .map(|(remote, local)| (remote.as_str(), local.as_str()))
-            .collect();
-        for field in &mut self.params.fields {
-            if let Some(name) = local.get(field.name.as_str()) {
-                field.name = (*name).to_owned();
-            }
-        }
-        let Value::Object(root) = &mut self.schema else {
-            return;
-        };
-        if let Some(Value::Object(properties)) = root.get_mut("properties") {
-            for (remote, local) in renames {
-                if let Some(mut schema) = properties.remove(remote) {
-                    if let Value::Object(node) = &mut schema {
-                        append_to_description(node, &format!("(`{}` on the server)", clip(remote)));
-                    }
-                    properties.insert(local.clone(), schema);
-                }
-            }
-        }
-        if let Some(Value::Array(required)) = root.get_mut("required") {
-            for name in required.iter_mut() {
-                if let Some(renamed) = name.as_str().and_then(|remote| local.get(remote)) {
-                    *name = Value::from(*renamed);
-                }
-            }
-        }
-    }
-
-    /// A property key of an object inside a parameter, at any depth, that
-    /// `valid` refuses; the parameters' own keys are not looked at.
-    pub(crate) fn nested_property_key(&self, valid: impl Fn(&str) -> bool) -> Option<&str> {
-        let mut pending: Vec<(&Value, bool)> = vec![(&self.schema, true)];
-        while let Some((node, root)) = pending.pop() {
+    /// A property key of the schema, at any depth, that `valid` refuses.
+    pub(crate) fn refused_property_key(&self, valid: impl Fn(&str) -> bool) -> Option<&str> {
+        let mut pending: Vec<&Value> = vec![&self.schema];
+        while let Some(node) = pending.pop() {
             let Value::Object(node) = node else {
                 continue;
             };
@@ -189,17 +158,14 @@ impl ImportedSchema {
                 match value {
                     Value::Object(schemas) if SCHEMA_MAP_KEYWORDS.contains(&key) => {
                         if key == "properties"
-                            && !root
                             && let Some(refused) = schemas.keys().find(|name| !valid(name))
                         {
                             return Some(refused);
                         }
-                        pending.extend(schemas.values().map(|schema| (schema, false)));
+                        pending.extend(schemas.values());
                     }
-                    Value::Array(members) if SCHEMA_LIST_KEYWORDS.contains(&key) => {
-                        pending.extend(members.iter().map(|member| (member, false)));
-                    }
-                    Value::Object(_) if SCHEMA_KEYWORDS.contains(&key) => pending.push((value, false)),
+                    Value::Array(members) if SCHEMA_LIST_KEYWORDS.contains(&key) => pending.extend(members),
+                    Value::Object(_) if SCHEMA_KEYWORDS.contains(&key) => pending.push(value),
                     _ => {}
                 }
             }
@@ -2273,24 +2239,43 @@ mod tests {
         }
     }
 
-    /// Keys the root's properties and `required` name are renamed together,
-    /// and a key below them is found, not renamed.
+    /// Local keys are given before the binder's parameters are read, so
+    /// the binder checks, at every depth, the keys the model is offered;
+    /// a refused key the renaming leaves (in a union's member) is found.
     #[test]
-    fn top_level_keys_are_renamed_and_nested_ones_found() {
-        let mut imported = import_input_schema(&json!({"type": "object", "required": ["$a"], "properties": {
+    fn the_binder_reads_the_local_keys_and_a_key_left_is_found() {
+        fn valid(key: &str) -> bool {
+            !key.contains([' ', '$'])
+        }
+        fn choose(keys: &[&str]) -> Vec<String> {
+            keys.iter().map(|key| key.replace([' ', '$'], "_")).collect()
+        }
+        let schema = json!({"type": "object", "required": ["$a"], "properties": {
             "$a": {"type": "integer"},
-            "o": {"type": "object", "properties": {"fine": {}, "not fine": {}}},
-        }}));
-        assert_eq!(imported.property_keys(), ["$a", "o"]);
-        let valid = |key: &str| !key.contains([' ', '$']);
-        assert_eq!(imported.nested_property_key(valid), Some("not fine"));
-        imported.rename_properties(&[("$a".to_owned(), "_a".to_owned())]);
-        assert_eq!(imported.property_keys(), ["_a", "o"]);
+            "o": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["not fine"],
+                "properties": {"fine": {}, "not fine": {"type": "integer"}},
+            },
+            "u": {"anyOf": [{"type": "object", "properties": {"$u": {}}}, {"type": "string"}]},
+        }});
+        let (imported, _) = import_input_schema_with_local_keys(&schema, valid, choose);
+        let names: Vec<&str> = imported.params.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["_a", "o", "u"]);
+        let Kind::Object(o) = &imported.params.fields[1].shape.kind else {
+            panic!("{:?}", imported.params.fields[1].shape)
+        };
+        let inner: Vec<(&str, Presence)> = o.fields.iter().map(|f| (f.name.as_str(), f.presence)).collect();
+        assert_eq!(inner, [("not_fine", Presence::Required), ("fine", Presence::Optional)]);
+        assert!(o.rejects_unknown);
         assert_eq!(imported.schema["required"], json!(["_a"]));
         assert_eq!(
             imported.schema["properties"]["_a"],
             json!({"type": "integer", "description": "(`$a` on the server)"})
         );
+        assert_eq!(imported.refused_property_key(valid), Some("$u"));
+        assert_eq!(import_input_schema(&schema).refused_property_key(valid), Some("$a"));
     }
 
     #[test]

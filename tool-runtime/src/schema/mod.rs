@@ -14,12 +14,17 @@ mod check;
 // Reading a JSON Schema written elsewhere (a mounted MCP tool's).
 #[cfg(feature = "mcp")]
 mod import;
+// Local keys for a mounted tool's property keys a provider refuses.
+#[cfg(feature = "mcp")]
+mod local_keys;
 mod ordered;
 pub(crate) mod param;
 
 pub(crate) use check::{ListedNumbers, MAX_DEPTH, TextProblem, nesting_exceeds};
 #[cfg(feature = "mcp")]
-pub(crate) use import::{cut_description, import_input_schema};
+pub(crate) use import::{cut_description, import_input_schema_with_local_keys};
+#[cfg(feature = "mcp")]
+pub(crate) use local_keys::LocalKeys;
 pub use ordered::Schema;
 pub(crate) use ordered::object_shapes;
 
