@@ -87,6 +87,24 @@ impl Content {
         }
     }
 
+    /// Changes the text a model reads of this block: a text block's, or a
+    /// `text/*` document's, which stays a document (with its title and
+    /// type). A block of no text is left as it is.
+    pub(crate) fn edit_text(&mut self, edit: impl FnOnce(&mut String)) {
+        match self {
+            Content::Text { text } => edit(text),
+            Content::Document { .. } => {
+                if let Some(mut text) = self.document_text() {
+                    edit(&mut text);
+                    if let Content::Document { data, .. } = self {
+                        *data = base64(text.as_bytes());
+                    }
+                }
+            }
+            Content::Image { .. } => {}
+        }
+    }
+
     /// How many bytes of text a model reads of this block: a text block's,
     /// or a `text/*` document's once decoded; `None` for other blocks, and
     /// for a document that is no UTF-8 text in base64, which formats show

@@ -63,9 +63,10 @@ pub struct ToolResult {
     /// many). `warnings` likewise holds at most 100 coercions, and at
     /// most 100 ignored keys (`unknown_parameter`).
     pub errors: Vec<CallError>,
-    /// The text was cut to the registry's output limit: the structured
-    /// content, which is never cut, is then no answer for a model to read.
-    text_cut: bool,
+    /// Where the text was cut to the registry's output limit: the
+    /// structured content, which is never cut, is then no answer for a
+    /// model to read.
+    cut: Option<Cut>,
     /// The output limit the structured content is held to, when there is
     /// structured content and a limit: content longer than it is no answer
     /// for a model to read either. Judged only by the formats that would
@@ -75,6 +76,20 @@ pub struct ToolResult {
     /// schema refuses (a float that is not finite, which serde writes as
     /// `null`): no answer for a format that holds results to that schema.
     null_refused_at: Option<Box<str>>,
+}
+
+/// Where a result's text was cut: the limit it was cut to (it fits any
+/// limit at least as high, but for its marker), and how many bytes its
+/// marker says were left out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cut {
+    max: usize,
+    left_out: usize,
+}
+
+/// The marker that ends a cut text.
+fn cut_marker(left_out: usize) -> String {
+    format!("\n[output cut here: {left_out} more bytes left out]")
 }
 
 /// The sentence that lists the tools a model may call instead: at most
@@ -124,7 +139,7 @@ impl ToolResult {
             structured_content: output.structured_content,
             warnings,
             errors: Vec::new(),
-            text_cut: false,
+            cut: None,
             structured_limit: None,
             null_refused_at: None,
         }
@@ -164,7 +179,7 @@ impl ToolResult {
             structured_content: None,
             warnings: Vec::new(),
             errors: Vec::new(),
-            text_cut: false,
+            cut: None,
             structured_limit: None,
             null_refused_at: None,
         }
@@ -184,7 +199,7 @@ impl ToolResult {
             structured_content: None,
             warnings: report.warnings,
             errors: report.errors,
-            text_cut: false,
+            cut: None,
             structured_limit: None,
             null_refused_at: None,
         }
@@ -251,48 +266,93 @@ impl ToolResult {
     /// are kept as they are; the structured content keeps `max` as its
     /// limit, for the formats that would send it to judge
     /// ([`ToolResult::structured_too_long`]).
+    ///
+    /// A result cut before (a call's result a caller passes on) is cut
+    /// again only to a lower limit, its marker then counting what the
+    /// first cut left out too.
     pub(crate) fn cut_text(&mut self, max: usize) {
-        self.structured_limit = self.structured_content.is_some().then_some(max);
+        let limit = self.structured_limit.map_or(max, |limit| limit.min(max));
+        self.structured_limit = self.structured_content.is_some().then_some(limit);
+        let earlier = match self.cut {
+            // Within the limit, but for its marker.
+            Some(cut) if cut.max <= max => return,
+            Some(cut) => self.take_marker(cut.left_out),
+            None => 0,
+        };
         let mut left = max;
+        let mut crossing = None;
         for (index, block) in self.content.iter().enumerate() {
             if let Some(len) = block.text_len() {
                 if len > left {
-                    return self.cut_from(index, left);
+                    crossing = Some(index);
+                    break;
                 }
                 left -= len;
             }
         }
+        let left_out = match crossing {
+            Some(crossing) => self.cut_from(crossing, left, earlier),
+            // What the earlier cut kept fits: its marker goes back.
+            None if earlier > 0 => self.mark_end(earlier),
+            None => return,
+        };
+        self.cut = Some(Cut { max, left_out });
     }
 
     /// Cuts the text of the block at `crossing` to `left` bytes and leaves
-    /// out the text after it, with one marker for all.
+    /// out the text after it, with one marker for all that counts the
+    /// `earlier` bytes an earlier cut left out too; says how many bytes
+    /// the marker counts.
     #[cold]
-    fn cut_from(&mut self, crossing: usize, left: usize) {
+    fn cut_from(&mut self, crossing: usize, left: usize, earlier: usize) -> usize {
         let rest = self.content.split_off(crossing + 1);
-        let later: usize = rest.iter().filter_map(Content::text_len).sum();
+        let later: usize = rest.iter().filter_map(Content::text_len).sum::<usize>() + earlier;
         self.content
             .extend(rest.into_iter().filter(|block| block.text_len().is_none()));
-        let marker = move |cut: usize| format!("\n[output cut here: {} more bytes left out]", cut + later);
-        match &mut self.content[crossing] {
-            Content::Text { text } => truncate_with(text, left, marker),
-            document @ Content::Document { .. } => {
-                // The document's text, cut as a text block is; it stays a
-                // document (with its title and type). It has text, or it
-                // would not have crossed the limit (see `text_len`).
-                let mut text = document.document_text().unwrap_or_default();
-                truncate_with(&mut text, left, marker);
-                if let Content::Document { data, .. } = document {
-                    *data = crate::output::base64(text.as_bytes());
+        let mut left_out = later;
+        self.content[crossing].edit_text(|text| {
+            truncate_with(text, left, |cut| {
+                left_out = cut + later;
+                cut_marker(left_out)
+            });
+        });
+        left_out
+    }
+
+    /// Takes the marker of an earlier cut that left out `left_out` bytes
+    /// off the end of the last block of text; says how many bytes it
+    /// counted.
+    #[cold]
+    fn take_marker(&mut self, left_out: usize) -> usize {
+        let marker = cut_marker(left_out);
+        if let Some(block) = self.last_text_block() {
+            block.edit_text(|text| {
+                if text.ends_with(&marker) {
+                    text.truncate(text.len() - marker.len());
                 }
-            }
-            Content::Image { .. } => unreachable!("an image has no text to cut"),
+            });
         }
-        self.text_cut = true;
+        self.cut = None;
+        left_out
+    }
+
+    /// Puts the marker of a cut that left out `left_out` bytes at the end
+    /// of the last block of text.
+    #[cold]
+    fn mark_end(&mut self, left_out: usize) -> usize {
+        if let Some(block) = self.last_text_block() {
+            block.edit_text(|text| text.push_str(&cut_marker(left_out)));
+        }
+        left_out
+    }
+
+    fn last_text_block(&mut self) -> Option<&mut Content> {
+        self.content.iter_mut().rev().find(|block| block.text_len().is_some())
     }
 
     /// Whether the text was cut to the registry's output limit.
     pub(crate) fn text_cut(&self) -> bool {
-        self.text_cut
+        self.cut.is_some()
     }
 
     /// Whether the structured content's JSON is longer than the registry's
@@ -507,6 +567,39 @@ mod tests {
         assert!(text.starts_with(&"é".repeat(50)), "{text}");
         assert!(text.ends_with("[output cut here: 100 more bytes left out]"), "{text}");
         assert_eq!(result.clone().with_text_cut(200), result);
+    }
+
+    /// A result cut before, passed on to be cut again (an agent's caller
+    /// runs a deferred call and hands its result back): the same limit
+    /// leaves it as it is, and a lower one counts both cuts' bytes.
+    #[test]
+    fn a_result_cut_again_keeps_counting_what_the_first_cut_left_out() {
+        let mut output = ToolOutput::text("a".repeat(1_000));
+        output.content.push(Content::text("b".repeat(500)));
+        let cut = ToolResult::new("t", None, output).with_text_cut(100);
+        let marker = "\n[output cut here: 1400 more bytes left out]";
+        assert_eq!(cut.text(), format!("{}{marker}", "a".repeat(100)));
+        assert_eq!(cut.clone().with_text_cut(100), cut);
+        assert_eq!(cut.clone().with_text_cut(1_000), cut);
+        let lower = cut.clone().with_text_cut(40);
+        assert_eq!(
+            lower.text(),
+            format!("{}\n[output cut here: 1460 more bytes left out]", "a".repeat(40))
+        );
+        assert_eq!(lower.clone().with_text_cut(40), lower);
+
+        // A text document is cut again as its text.
+        let document = ToolOutput {
+            content: vec![Content::document(&[b'd'; 300], "text/plain", None)],
+            ..ToolOutput::default()
+        };
+        let cut = ToolResult::new("t", None, document)
+            .with_text_cut(100)
+            .with_text_cut(50);
+        assert_eq!(
+            cut.content[0].document_text().unwrap(),
+            format!("{}\n[output cut here: 250 more bytes left out]", "d".repeat(50))
+        );
     }
 
     #[test]
