@@ -1623,7 +1623,13 @@ mod tests {
         required.extend((0..n).map(|i| Value::String(format!("ghost{i}"))));
         required.extend((0..10).map(|i| Value::String(name(i))));
         required.push(json!("ghost0"));
-        let imported = import_input_schema(&json!({"type": "object", "properties": properties, "required": required}));
+        // Through the mount's path, every key given a local one.
+        let schema = json!({"type": "object", "properties": properties, "required": required});
+        let (imported, _) = import_input_schema_with_local_keys(
+            &schema,
+            |_| false,
+            |keys| keys.iter().map(|key| key.to_string()).collect(),
+        );
         let fields = &imported.params.fields;
         assert_eq!(fields.len(), 2 * n);
         assert_eq!(fields[0].name, name(n - 1));

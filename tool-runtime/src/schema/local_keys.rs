@@ -10,6 +10,8 @@
 //! as it is, for the caller to find: which of several schemas an argument
 //! answers to cannot be told, so its keys could not be given back.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Map, Value};
 
 use super::{append_to_description, required_names};
@@ -76,16 +78,16 @@ impl LocalKeys {
         valid: fn(&str) -> bool,
         choose: fn(&[&str]) -> Vec<String>,
     ) {
+        // Looked up, not searched for: a mounted tool may list many
+        // thousands of keys.
         let properties = node.get("properties").and_then(Value::as_object);
-        let mut remote: Vec<&str> = properties
+        let mut seen = HashSet::new();
+        let remote: Vec<&str> = properties
             .into_iter()
             .flat_map(|p| p.keys().map(String::as_str))
+            .chain(required_names(node))
+            .filter(|key| seen.insert(*key))
             .collect();
-        for name in required_names(node) {
-            if !remote.contains(&name) {
-                remote.push(name);
-            }
-        }
         if remote.iter().all(|key| valid(key)) {
             return;
         }
@@ -106,10 +108,13 @@ impl LocalKeys {
             }
         }
         if let Some(Value::Array(required)) = node.get_mut("required") {
+            let local: HashMap<&str, &str> = renamed
+                .iter()
+                .map(|(local, remote)| (remote.as_str(), local.as_str()))
+                .collect();
             for name in required.iter_mut() {
-                let local = renamed.iter().find(|(_, remote)| name.as_str() == Some(remote));
-                if let Some((local, _)) = local {
-                    *name = Value::from(local.as_str());
+                if let Some(local) = name.as_str().and_then(|remote| local.get(remote)) {
+                    *name = Value::from(*local);
                 }
             }
         }
