@@ -660,3 +660,19 @@ async fn a_plain_fn_body_outliving_its_call_still_holds_the_sequential_gate() {
         assert_eq!(registry.call(other, json!({})).await.text(), "alone");
     }
 }
+
+/// A refusal answered while every slot is taken reads as the same refusal
+/// answered at once: cut to the output limit.
+#[tokio::test(start_paused = true)]
+async fn a_refusal_answered_while_every_slot_is_taken_is_cut_to_the_output_limit() {
+    let registry = registry()
+        .with_concurrency(1)
+        .with_max_output_bytes(Some(120))
+        .with_timeout(Some(Duration::from_secs(1)));
+    let refused = || ToolCall::new("wait", json!({"millis": "soon", "other": 1})).with_id("id1");
+    let alone = registry.call_one(refused()).await;
+    assert!(alone.text().contains("[output cut here"), "{}", alone.text());
+    let results = registry.call_all([wait_call("wait", 0, 60_000), refused()]).await;
+    assert_eq!(results[1].outcome(), Outcome::InvalidArguments);
+    assert_eq!(results[1].text(), alone.text());
+}

@@ -99,10 +99,27 @@ impl ToolRegistry {
 
     /// Waits for a free slot of `slots` for `call`, made at `made`: within
     /// its time limit, counted from `made`, and until the caller's
-    /// `cancellation`. A call that gets none is answered here, never run.
+    /// `cancellation`. A call that gets none is answered here, never run,
+    /// its answer cut to the output limit as a call's result is.
     ///
     /// A slot that is free at once costs no clock reading and no timer.
     pub(crate) async fn slot<'s>(
+        &self,
+        slots: &'s Slots,
+        call: &ToolCall,
+        made: Instant,
+        cancellation: Option<&Cancellation>,
+        strict_definitions: bool,
+    ) -> Result<HeldSlot<'s>, Box<ToolResult>> {
+        self.wait_for_slot(slots, call, made, cancellation, strict_definitions)
+            .await
+            .map_err(|mut answer| {
+                self.cut_output(&mut answer);
+                answer
+            })
+    }
+
+    async fn wait_for_slot<'s>(
         &self,
         slots: &'s Slots,
         call: &ToolCall,
