@@ -931,14 +931,19 @@ fn a_whole_number_past_the_exact_range_is_out_of_range_in_either_mode() {
     assert_eq!(result.error_codes(), ["type_mismatch:offset"]);
 }
 
+/// A completion says what the tool would get: a coercion inside a refused
+/// value made nothing that is kept, so it keeps no warning for it (a
+/// refused call still says what was coerced).
 #[test]
 fn completion_keeps_no_warning_for_a_coercion_inside_a_refused_value() {
-    let completion = edge_registry(true, false)
-        .complete(
-            "probe",
-            json!({"pattern": "x", "window": {"start": "7", "end": "x", "strat": 1}, "offset": "3"}),
-        )
-        .unwrap();
+    let arguments = json!({"pattern": "x", "window": {"start": "7", "end": "x", "strat": 1}, "offset": "3"});
+    let completion = edge_registry(true, false).complete("probe", arguments.clone()).unwrap();
+    let called = block_on(edge_registry(true, false).call("probe", arguments));
+    let codes: Vec<String> = called.warnings.iter().map(|w| w.code_path()).collect();
+    assert!(
+        codes.contains(&"string_literal_converted_to_integer:window.start".to_owned()),
+        "{codes:?}"
+    );
     let window = completion.params.iter().find(|row| row.name == "window").unwrap();
     assert_eq!(window.source, tool_runtime::ValueSource::Refused);
     let warnings: Vec<String> = completion.warnings.iter().map(|w| w.code_path()).collect();

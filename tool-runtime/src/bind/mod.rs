@@ -31,6 +31,7 @@ mod typed;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use serde_json::{Map, Number, Value};
 
@@ -84,6 +85,14 @@ pub(crate) struct Report {
     /// The tool's parameters whose value was refused, by their index among
     /// the parameters (at most one entry per declared parameter).
     pub(crate) refused: Vec<usize>,
+    /// The keys no parameter names whose value the arguments' schema for
+    /// other keys refused (a remote tool's `additionalProperties`).
+    pub(crate) refused_keys: Vec<String>,
+    /// Where in `warnings` the warnings met inside the refused values of
+    /// `refused` and `refused_keys` are: a completion, which says what the
+    /// tool would get, keeps none of those coercions (a refused call still
+    /// says what was coerced).
+    pub(crate) refused_warnings: Vec<Range<usize>>,
 }
 
 /// Where a [`Report`] stood, to take back what came after.
@@ -140,6 +149,29 @@ impl Report {
             .collect();
         self.warnings.extend(ignored);
         self.omitted_warnings = mark.omitted_warnings + (self.omitted_ignored - mark.omitted_ignored);
+    }
+
+    /// Notes the warnings recorded since `mark` as met inside a refused
+    /// value.
+    fn note_refused_warnings(&mut self, mark: &ReportMark) {
+        if self.warnings.len() > mark.warnings {
+            self.refused_warnings.push(mark.warnings..self.warnings.len());
+        }
+    }
+
+    /// The warnings met outside refused values, and the keys ignored
+    /// anywhere: the warnings of what the tool would get.
+    pub(crate) fn into_kept_warnings(self) -> Vec<Warning> {
+        let mut refused = self.refused_warnings.iter().peekable();
+        let mut kept = Vec::with_capacity(self.warnings.len());
+        for (index, warning) in self.warnings.into_iter().enumerate() {
+            while refused.next_if(|range| range.end <= index).is_some() {}
+            let inside = refused.peek().is_some_and(|range| range.contains(&index));
+            if !inside || warning.is_ignored_key() {
+                kept.push(warning);
+            }
+        }
+        kept
     }
 
     /// There is an error: the tool may not run.
@@ -444,6 +476,7 @@ impl Walker {
                     }
                     if top && self.report.refused_since(&before) {
                         self.report.refused.push(index);
+                        self.report.note_refused_warnings(&before);
                     }
                 }
             }
@@ -526,7 +559,12 @@ impl Walker {
         if let Some(others) = &object.others {
             for (key, value) in map.iter_mut().filter(|(key, _)| !names.contains(key)) {
                 let mark = self.enter_sent_key(key);
+                let before = self.report.mark();
                 self.value(others, value);
+                if top && self.report.refused_since(&before) {
+                    self.report.refused_keys.push(key.clone());
+                    self.report.note_refused_warnings(&before);
+                }
                 self.leave(mark);
             }
             return;

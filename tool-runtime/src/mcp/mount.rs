@@ -1498,6 +1498,19 @@ mod tests {
         );
         assert_eq!(completion.errors[0].code_path(), "unsupported_integer_literal:bad");
 
+        // A refused key is told apart by the key itself: not by a path
+        // that a key of 70 characters is cut in, nor one that starts with
+        // the name of a key that was accepted.
+        let long = "k".repeat(70);
+        let completion = registry
+            .complete(
+                "s__t",
+                json!({"max_results": 1, "max_results.b": "x", long.as_str(): "y"}),
+            )
+            .unwrap();
+        assert_eq!(Value::Object(completion.arguments), json!({"max_results": 1}));
+        assert_eq!(completion.errors.len(), 2, "{:?}", completion.errors);
+
         let registry = registry_of(json!({"type": "object", "properties": {"q": {"type": "string"}}}));
         let completion = registry.complete("s__t", json!({"q": "a", "other": [1]})).unwrap();
         assert_eq!(Value::Object(completion.arguments), json!({"q": "a", "other": [1]}));

@@ -1,10 +1,11 @@
 //! Completing a call's arguments without running the tool: what a form
 //! builder or a workflow editor needs to show a tool call.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::ToolRegistry;
-use crate::bind::Report;
 use crate::call::Arguments;
 use crate::codes::{CallError, ErrorCode};
 use crate::schema::Presence;
@@ -92,22 +93,21 @@ impl ToolRegistry {
             ));
         };
         let definition = tool.definition();
-        let (mut map, report) = self.normalized(definition, arguments.into(), self.settings.null_is_absent)?;
-        // Past the problems recorded, which values were refused is not known.
-        let all_errors_known = report.error_count() == report.errors.len();
-        let Report {
-            mut warnings,
-            errors,
-            refused,
-            ..
-        } = report;
-        // A coercion inside a refused parameter's value made nothing that
-        // is kept: no warning for it (the keys ignored there stay).
-        let fields = &definition.params().fields;
-        warnings.retain(|w| w.is_ignored_key() || !refused.iter().any(|&index| within(&w.path, &fields[index].name)));
+        let (mut map, mut report) = self.normalized(definition, arguments.into(), self.settings.null_is_absent)?;
+        let errors = std::mem::take(&mut report.errors);
+        let refused = std::mem::take(&mut report.refused);
+        let refused_keys = std::mem::take(&mut report.refused_keys);
+        // A coercion inside a refused value made nothing that is kept: no
+        // warning for it (the keys ignored there stay).
+        let warnings = report.into_kept_warnings();
+        // A parameter not sent is in `missing`; a value missing inside
+        // one that was sent stays an error.
         let errors = errors
             .into_iter()
-            .filter(|e| !(e.code == ErrorCode::MissingRequired && definition.params().field(&e.path).is_some()))
+            .filter(|e| {
+                let parameter_not_sent = || definition.params().field(&e.path).is_some() && !map.contains_key(&e.path);
+                !(e.code == ErrorCode::MissingRequired && parameter_not_sent())
+            })
             .collect();
 
         let mut completion = Completion {
@@ -145,22 +145,14 @@ impl ToolRegistry {
         }
         // Keys no parameter names that the tool's schema admits (a remote
         // tool's `additionalProperties`, or an open schema) go with the
-        // call as sent, or as bound: they are arguments too, unless refused
-        // (or perhaps refused, past the problems recorded).
+        // call as sent, or as bound: they are arguments too, unless refused.
         let params = definition.params();
-        if (params.others.is_some() || params.keeps_unknown) && all_errors_known {
-            for (key, value) in map {
-                if !completion.errors.iter().any(|e| within(&e.path, &key)) {
-                    completion.arguments.insert(key, value);
-                }
-            }
+        if params.others.is_some() || params.keeps_unknown {
+            let refused: HashSet<String> = refused_keys.into_iter().collect();
+            completion
+                .arguments
+                .extend(map.into_iter().filter(|(key, _)| !refused.contains(key)));
         }
         Ok(completion)
     }
-}
-
-/// Whether `path` is the parameter `name` or a place inside its value.
-fn within(path: &str, name: &str) -> bool {
-    path.strip_prefix(name)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
