@@ -82,17 +82,29 @@ pub(crate) struct Report {
     pub(crate) omitted_ignored: usize,
     /// Errors met past the first [`MAX_RECORDED_PROBLEMS`], only counted.
     pub(crate) omitted_errors: usize,
-    /// The tool's parameters whose value was refused, by their index among
-    /// the parameters (at most one entry per declared parameter).
-    pub(crate) refused: Vec<usize>,
-    /// The keys no parameter names whose value the arguments' schema for
-    /// other keys refused (a remote tool's `additionalProperties`).
-    pub(crate) refused_keys: Vec<String>,
-    /// Where in `warnings` the warnings met inside the refused values of
-    /// `refused` and `refused_keys` are: a completion, which says what the
-    /// tool would get, keeps none of those coercions (a refused call still
-    /// says what was coerced).
-    pub(crate) refused_warnings: Vec<Range<usize>>,
+    /// The values of the arguments object that were refused, in the order
+    /// met (at most one entry per key).
+    pub(crate) refused: Vec<Refused>,
+}
+
+/// A value of the arguments object that the binder refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refused {
+    pub(crate) key: RefusedKey,
+    /// Where in the report's `warnings` those met inside the value are: a
+    /// completion, which says what the tool would get, keeps none of those
+    /// coercions (a refused call still says what was coerced).
+    warnings: Range<usize>,
+}
+
+/// Whose value was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RefusedKey {
+    /// A parameter, by its index among the parameters.
+    Parameter(usize),
+    /// A key no parameter names, refused by the arguments' schema for other
+    /// keys (a remote tool's `additionalProperties`).
+    Other(String),
 }
 
 /// Where a [`Report`] stood, to take back what came after.
@@ -151,20 +163,18 @@ impl Report {
         self.omitted_warnings = mark.omitted_warnings + (self.omitted_ignored - mark.omitted_ignored);
     }
 
-    /// Notes the warnings recorded since `mark` as met inside a refused
-    /// value.
-    fn note_refused_warnings(&mut self, mark: &ReportMark) {
-        if self.warnings.len() > mark.warnings {
-            self.refused_warnings.push(mark.warnings..self.warnings.len());
-        }
+    /// Notes the value of `key`, read since `mark`, as refused.
+    fn note_refused(&mut self, key: RefusedKey, mark: &ReportMark) {
+        let warnings = mark.warnings..self.warnings.len();
+        self.refused.push(Refused { key, warnings });
     }
 
     /// The warnings met outside refused values, and the keys ignored
     /// anywhere: the warnings of what the tool would get.
-    pub(crate) fn into_kept_warnings(self) -> Vec<Warning> {
-        let mut refused = self.refused_warnings.iter().peekable();
+    pub(crate) fn kept_warnings(&mut self) -> Vec<Warning> {
+        let mut refused = self.refused.iter().map(|r| &r.warnings).peekable();
         let mut kept = Vec::with_capacity(self.warnings.len());
-        for (index, warning) in self.warnings.into_iter().enumerate() {
+        for (index, warning) in std::mem::take(&mut self.warnings).into_iter().enumerate() {
             while refused.next_if(|range| range.end <= index).is_some() {}
             let inside = refused.peek().is_some_and(|range| range.contains(&index));
             if !inside || warning.is_ignored_key() {
@@ -475,8 +485,7 @@ impl Walker {
                         known += 1;
                     }
                     if top && self.report.refused_since(&before) {
-                        self.report.refused.push(index);
-                        self.report.note_refused_warnings(&before);
+                        self.report.note_refused(RefusedKey::Parameter(index), &before);
                     }
                 }
             }
@@ -562,8 +571,7 @@ impl Walker {
                 let before = self.report.mark();
                 self.value(others, value);
                 if top && self.report.refused_since(&before) {
-                    self.report.refused_keys.push(key.clone());
-                    self.report.note_refused_warnings(&before);
+                    self.report.note_refused(RefusedKey::Other(key.clone()), &before);
                 }
                 self.leave(mark);
             }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::ToolRegistry;
+use crate::bind::RefusedKey;
 use crate::call::Arguments;
 use crate::codes::{CallError, ErrorCode};
 use crate::schema::Presence;
@@ -94,12 +95,17 @@ impl ToolRegistry {
         };
         let definition = tool.definition();
         let (mut map, mut report) = self.normalized(definition, arguments.into(), self.settings.null_is_absent)?;
-        let errors = std::mem::take(&mut report.errors);
-        let refused = std::mem::take(&mut report.refused);
-        let refused_keys = std::mem::take(&mut report.refused_keys);
         // A coercion inside a refused value made nothing that is kept: no
         // warning for it (the keys ignored there stay).
-        let warnings = report.into_kept_warnings();
+        let warnings = report.kept_warnings();
+        let errors = std::mem::take(&mut report.errors);
+        let (mut refused, mut refused_keys) = (HashSet::new(), HashSet::new());
+        for value in report.refused {
+            match value.key {
+                RefusedKey::Parameter(index) => refused.insert(index),
+                RefusedKey::Other(key) => refused_keys.insert(key),
+            };
+        }
         // A parameter not sent is in `missing`; a value missing inside
         // one that was sent stays an error.
         let errors = errors
@@ -148,10 +154,9 @@ impl ToolRegistry {
         // call as sent, or as bound: they are arguments too, unless refused.
         let params = definition.params();
         if params.others.is_some() || params.keeps_unknown {
-            let refused: HashSet<String> = refused_keys.into_iter().collect();
             completion
                 .arguments
-                .extend(map.into_iter().filter(|(key, _)| !refused.contains(key)));
+                .extend(map.into_iter().filter(|(key, _)| !refused_keys.contains(key)));
         }
         Ok(completion)
     }
