@@ -45,6 +45,7 @@ pub use typed::Coerced;
 use crate::codes::{CallError, ErrorCode, Warning, WarningCode};
 use crate::schema::{
     Field, FieldNames, Kind, ListedNumbers, MAX_DEPTH, ObjectShape, Presence, Shape, TextProblem, nesting_exceeds,
+    read_object_shapes,
 };
 use crate::text::{clip, closest_name};
 
@@ -228,8 +229,16 @@ pub(crate) fn normalize(
 /// values are judged: a default is the serialized Rust value, which may
 /// differ from what is sent in ways serde reads all the same (a `null` for
 /// a defaulted `Option` field, a field renamed for serializing only).
+///
+/// The fields of the objects the parameters take are judged too, at any
+/// depth: serde gives a struct's field its default as it gives a
+/// parameter its own.
 pub(crate) fn default_problem(params: &ObjectShape) -> Option<String> {
-    params.fields.iter().find_map(|field| {
+    let mut objects = vec![params];
+    for field in &params.fields {
+        read_object_shapes(&field.shape, &mut objects);
+    }
+    objects.into_iter().flat_map(|object| &object.fields).find_map(|field| {
         let default = field.default.as_ref().filter(|value| !value.is_null())?;
         let mut walker = Walker {
             mode: BindMode::Lenient,

@@ -621,3 +621,25 @@ fn long_lists_of_numbers_bind_as_short_ones() {
     let (_, _, errors) = lenient(&one("ids", list), json!({ "ids": sent }));
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+/// A default that breaks its own bound is found in a field of an object a
+/// parameter takes, inside a list, as at the top: serde gives the field
+/// that default when the key is left out.
+#[test]
+fn a_nested_field_s_default_that_breaks_its_bound_is_found() {
+    use crate::schema::Constraints;
+    let mut size = u32::shape().describe("Page size");
+    size.constraints = Constraints {
+        minimum: Some(1.into()),
+        ..Constraints::default()
+    };
+    let page = Shape::new(crate::schema::Kind::Object(params(vec![
+        Field::new("size", size, true, "u32").with_default_value(Some(json!(0))),
+    ])));
+    let pages = Shape::new(crate::schema::Kind::Array {
+        items: Box::new(page),
+        unique: false,
+    });
+    let problem = super::default_problem(&one("pages", pages)).expect("the default breaks its bound");
+    assert!(problem.contains("the default of `size`"), "{problem}");
+}

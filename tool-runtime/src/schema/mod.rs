@@ -26,7 +26,7 @@ pub(crate) use import::{cut_description, import_input_schema_with_local_keys};
 #[cfg(feature = "mcp")]
 pub(crate) use local_keys::LocalKeys;
 pub use ordered::Schema;
-pub(crate) use ordered::object_shapes;
+pub(crate) use ordered::{object_shapes, read_object_shapes};
 
 use std::collections::HashSet;
 use std::fmt;

@@ -75,21 +75,31 @@ impl Serialize for Schema {
 /// Every object shape inside `shape`, as serde reads it and as it writes
 /// it, outermost first.
 pub(crate) fn object_shapes<'a>(shape: &'a Shape, out: &mut Vec<&'a ObjectShape>) {
-    kind_objects(&shape.kind, out);
-    if let Some(written) = &shape.written {
-        kind_objects(written, out);
+    objects_of(shape, true, out);
+}
+
+/// Every object shape inside `shape` as serde reads it, outermost first.
+pub(crate) fn read_object_shapes<'a>(shape: &'a Shape, out: &mut Vec<&'a ObjectShape>) {
+    objects_of(shape, false, out);
+}
+
+/// The objects of `shape` as read, and with `written` as written too.
+fn objects_of<'a>(shape: &'a Shape, written: bool, out: &mut Vec<&'a ObjectShape>) {
+    kind_objects(&shape.kind, written, out);
+    if let Some(kind) = shape.written.as_ref().filter(|_| written) {
+        kind_objects(kind, written, out);
     }
 }
 
-fn kind_objects<'a>(kind: &'a Kind, out: &mut Vec<&'a ObjectShape>) {
+fn kind_objects<'a>(kind: &'a Kind, written: bool, out: &mut Vec<&'a ObjectShape>) {
     match kind {
         Kind::Object(object) => {
             out.push(object);
             for field in &object.fields {
-                object_shapes(&field.shape, out);
+                objects_of(&field.shape, written, out);
             }
         }
-        Kind::Array { items: inner, .. } | Kind::Map { values: inner } => object_shapes(inner, out),
+        Kind::Array { items: inner, .. } | Kind::Map { values: inner } => objects_of(inner, written, out),
         _ => {}
     }
 }
