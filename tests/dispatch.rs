@@ -57,6 +57,12 @@ async fn explode(#[param(description = "The panic message")] message: String) ->
     panic!("{message}")
 }
 
+/// Always panic, at a step.
+#[tool]
+async fn explode_at(#[param(description = "The step")] step: u32) -> String {
+    panic!("at step {step}")
+}
+
 /// Say how many calls are running, without waiting for anything.
 #[tool]
 async fn count_running(flight: State<InFlight>) -> String {
@@ -264,6 +270,24 @@ async fn a_call_that_fails_after_binding_keeps_its_warnings() {
         "{:?}",
         panicked.warning_codes()
     );
+}
+
+/// A body that never waits runs while its call starts, where the registry
+/// lets it (no sequential tool); its panic keeps the warnings of the
+/// arguments it was given too, on either binding path.
+#[tokio::test]
+async fn a_body_that_panics_while_its_call_starts_keeps_its_warnings() {
+    for fast_path in [true, false] {
+        let mut registry = ToolRegistry::new().with_fast_path(fast_path);
+        registry.register(ExplodeAt).unwrap();
+        let panicked = registry.call("explode_at", json!({"step": "7"})).await;
+        assert_eq!(panicked.outcome(), Outcome::Panicked, "{}", panicked.text());
+        assert_eq!(
+            panicked.warning_codes(),
+            ["string_literal_converted_to_integer:step"],
+            "fast path: {fast_path}"
+        );
+    }
 }
 
 #[tokio::test]

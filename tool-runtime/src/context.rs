@@ -29,17 +29,32 @@ pub struct CallScope<'a> {
 /// Where a call the registry lets finish while it starts leaves its output
 /// (see [`CallScope::with_finish_now`]).
 #[derive(Debug, Default)]
-pub(crate) struct Finished(Mutex<Option<ToolOutput>>);
+pub(crate) struct Finished {
+    output: Mutex<Option<ToolOutput>>,
+    /// The body began to run: its arguments were all bound, so a panic
+    /// from here on is the tool's, after binding.
+    began: AtomicBool,
+}
 
 impl Finished {
+    /// Notes that the body begins to run.
+    pub(crate) fn begin(&self) {
+        self.began.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the body began to run.
+    pub(crate) fn began(&self) -> bool {
+        self.began.load(Ordering::Relaxed)
+    }
+
     /// Leaves the output of a call that finished while starting.
     pub(crate) fn put(&self, output: ToolOutput) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
+        *self.output.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
     }
 
     /// The output left here, if the call finished while starting.
     pub(crate) fn take(&mut self) -> Option<ToolOutput> {
-        self.0.get_mut().unwrap_or_else(PoisonError::into_inner).take()
+        self.output.get_mut().unwrap_or_else(PoisonError::into_inner).take()
     }
 }
 

@@ -97,6 +97,7 @@ where
     };
     let mut future = std::pin::pin!(future);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    finished.begin();
     match future.as_mut().poll(&mut cx) {
         std::task::Poll::Ready(output) => finished.put(output),
         std::task::Poll::Pending => panic!("a tool whose body never waits did not finish on its first poll"),

@@ -276,6 +276,13 @@ impl ToolRegistry {
         let fast = if self.settings.fast_path {
             match catch(|| tool.invoke_fast(&arguments, &scope)) {
                 Ok(fast) => fast,
+                // A body that ran here panicked after its arguments were
+                // bound: its result keeps their warnings, as when it
+                // panics on its first poll.
+                Err(panic) if finished.began() => {
+                    let warnings = fast_warnings(definition, coerced.into_warnings());
+                    return Err(Box::new(panicked(name, id, panic).with_warnings(warnings)));
+                }
                 Err(panic) => return Err(Box::new(panicked(name, id, panic))),
             }
         } else {
